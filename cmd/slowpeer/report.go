@@ -1,0 +1,12 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+)
+
+// runReport is a placeholder until its issue lands.
+func runReport(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	return errors.New("not built yet")
+}
