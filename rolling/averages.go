@@ -85,10 +85,12 @@ func (a *Averages) addNew(w int64, key string, v float64) {
 	// key may point into.
 	key = strings.Clone(key)
 	for {
-		s := newSeries(w, a.windows)
-		got, loaded := a.keys.LoadOrStore(key, s)
+		// The new series holds v before it is shared, so that a concurrent
+		// Snapshot never finds it empty.
+		got, loaded := a.keys.LoadOrStore(key, newSeries(w, a.windows, v))
 		if !loaded {
 			a.n.Add(1)
+			return
 		}
 		if got.(*series).add(w, a.windows, v) {
 			return
@@ -113,6 +115,9 @@ func (a *Averages) Add(key string, v float64) {
 // start. Snapshot forgets the windows that are no longer valid, and deletes
 // the keys left without any, so that the memory held stays bounded by the
 // keys recorded in the last windows × window.
+//
+// Snapshot does not stop AddAt: a sample recorded while it runs may or may
+// not be in its result.
 func (a *Averages) Snapshot(now time.Time, minSamples int64) []Average {
 	cur := a.windowOf(now)
 	out := make([]Average, 0, a.Len())
@@ -134,9 +139,10 @@ func (a *Averages) Snapshot(now time.Time, minSamples int64) []Average {
 }
 
 // Len returns the number of keys currently held, including those that a
-// Snapshot would delete because all their windows have expired.
+// Snapshot would delete because all their windows have expired. While AddAt
+// and Snapshot run concurrently it may lag behind them by a few keys.
 func (a *Averages) Len() int {
-	return int(a.n.Load())
+	return int(max(0, a.n.Load()))
 }
 
 // windowOf returns the index of the window that holds now: the number of

@@ -29,8 +29,11 @@ type series struct {
 	_ [128 - 48]byte
 }
 
-func newSeries(w, windows int64) *series {
-	return &series{newest: w, slots: make([]slot, windows)}
+// newSeries returns a series of windows slots holding the value v in window w.
+func newSeries(w, windows int64, v float64) *series {
+	s := &series{newest: w, slots: make([]slot, windows)}
+	s.slots[ringIndex(w, windows)] = slot{window: w, count: 1, sum: v}
+	return s
 }
 
 // add records the value v in window w. It reports false, and records

@@ -1,0 +1,5 @@
+//go:build !race
+
+package rolling
+
+const raceEnabled = false
