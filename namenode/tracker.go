@@ -1,0 +1,195 @@
+package namenode
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/slowpeer/slowpeer/reports"
+)
+
+// Tracker aggregates slow-peer reports per slow node. Safe for concurrent use.
+// Construct with NewTracker; the zero value is not usable.
+//
+// It keeps, for every slow node and every node that reports it, the newest
+// report and its arrival time, as Hadoop's SlowPeerTracker does, with three
+// departures that DESIGN.md fixes: a report replaces everything its reporter
+// said before, expired entries are deleted (by Expire), and Top breaks ties
+// deterministically.
+//
+// A report is valid at now while now.Sub(arrival) < validity (strict), as in
+// SlowPeerTracker.filterNodeReports. Reads never return an expired report,
+// whether or not Expire has run. All times passed in should come from one
+// clock; the Tracker never reads the clock itself.
+//
+// Latencies are stored as given; they are expected to have passed
+// reports.ValidateLatency (finite, not negative).
+type Tracker struct {
+	validity time.Duration
+
+	mu      sync.Mutex
+	ids     map[string]uint32 // node name -> index in nodes
+	nodes   []node            // by id; released slots are reused through free
+	free    []uint32          // released ids, reused before nodes grows
+	entries int               // (slow node, reporter) entries held
+	touched []uint32          // scratch: slow nodes whose entries were just dropped
+	best    []rank            // scratch: Top's selection heap
+}
+
+// NewTracker returns an empty Tracker in which a report stays valid for
+// validity after it arrives: 3 × dfs.datanode.outliers.report.interval, as
+// SlowPeerTracker sets reportValidityMs. It panics if validity is not positive.
+func NewTracker(validity time.Duration) *Tracker {
+	if validity <= 0 {
+		panic(fmt.Sprintf("BUG: namenode.NewTracker: validity %v is not positive", validity))
+	}
+	return &Tracker{validity: validity, ids: make(map[string]uint32)}
+}
+
+// Report applies one heartbeat's slow-peer report from reporter, received at
+// now: it replaces everything reporter said before. peers may be empty
+// (clears reporter's reports). A reporter naming itself is ignored for that
+// entry; a peer named twice keeps the last statistics given for it.
+//
+// Unlike DatanodeManager.handleHeartbeat, which adds each slow peer and
+// leaves earlier ones standing, a report here is the whole truth of its
+// reporter at now.
+func (t *Tracker) Report(now time.Time, reporter string, peers []reports.SlowPeer) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	r, known := t.ids[reporter]
+	if !known {
+		if len(peers) == 0 {
+			return
+		}
+		r = t.intern(reporter)
+	}
+	t.dropLocked(r)
+	rn := &t.nodes[r]
+	rn.arrival = now
+	rn.sent = sized(rn.sent, len(peers))
+	for i := range peers {
+		if peers[i].Node != reporter {
+			t.linkLocked(r, &peers[i])
+		}
+	}
+	// Release only now, so that a slow node reported again keeps its id.
+	for _, s := range t.touched {
+		t.releaseIfUnused(s)
+	}
+	t.releaseIfUnused(r)
+}
+
+// Top returns up to n slow nodes with at least one valid report at now: most
+// valid reporters first, ties by the highest valid reported latency, then by
+// node name. Each node's Reporters are sorted by reporting node name (Hadoop's
+// SortedSet order). n <= 0 returns an empty non-nil slice.
+//
+// Reference: SlowPeerTracker.getJsonReports, which ranks by the number of
+// reporters alone with a PriorityQueue and emits heap order.
+func (t *Tracker) Top(now time.Time, n int) []reports.SlowNode {
+	if n <= 0 {
+		return []reports.SlowNode{}
+	}
+	t.mu.Lock()
+	best := t.selectLocked(now, n)
+	out := make([]reports.SlowNode, len(best))
+	for i, b := range best {
+		out[i] = reports.SlowNode{Node: t.nodes[b.id].name, Reporters: t.reportersLocked(now, b.id, b.valid)}
+	}
+	t.mu.Unlock()
+	for _, s := range out {
+		slices.SortFunc(s.Reporters, func(a, b reports.Reporter) int { return strings.Compare(a.Node, b.Node) })
+	}
+	return out
+}
+
+// IsSlow reports whether node has at least one valid report at now.
+func (t *Tracker) IsSlow(now time.Time, node string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	id, ok := t.ids[node]
+	if !ok || len(t.nodes[id].by) == 0 {
+		return false
+	}
+	valid, _ := t.summarizeLocked(now, id)
+	return valid > 0
+}
+
+// Expire deletes every report not valid at now and returns how many
+// (slow node, reporter) entries it deleted. Hadoop's SlowPeerTracker never
+// deletes; here memory stays bounded by the live reports.
+func (t *Tracker) Expire(now time.Time) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	deleted := 0
+	for i := range t.nodes {
+		r := uint32(i)
+		rn := &t.nodes[r]
+		if len(rn.sent) == 0 || t.valid(now, rn.arrival) {
+			continue
+		}
+		deleted += len(rn.sent)
+		t.dropLocked(r)
+		for _, s := range t.touched {
+			t.releaseIfUnused(s)
+		}
+		t.releaseIfUnused(r)
+	}
+	return deleted
+}
+
+// Each calls fn for every slow node with valid reports at now, with its
+// number of valid reporters, in no particular order (for metrics). fn runs
+// with the Tracker locked: it must be quick and must not call back into the
+// Tracker.
+func (t *Tracker) Each(now time.Time, fn func(node string, reporters int)) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for i := range t.nodes {
+		if len(t.nodes[i].by) == 0 {
+			continue
+		}
+		if valid, _ := t.summarizeLocked(now, uint32(i)); valid > 0 {
+			fn(t.nodes[i].name, valid)
+		}
+	}
+}
+
+// Entries returns the number of (slow node, reporter) entries held, valid or
+// not yet expired.
+func (t *Tracker) Entries() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.entries
+}
+
+// valid reports whether a report that arrived at arrival is valid at now.
+//
+// Reference: SlowPeerTracker.filterNodeReports (now - time < reportValidityMs).
+func (t *Tracker) valid(now, arrival time.Time) bool {
+	return now.Sub(arrival) < t.validity
+}
+
+// reportersLocked copies the valid reports on slow node id at now; valid is
+// their number. The caller holds t.mu.
+func (t *Tracker) reportersLocked(now time.Time, id uint32, valid int) []reports.Reporter {
+	out := make([]reports.Reporter, 0, valid)
+	for _, b := range t.nodes[id].by {
+		r := &t.nodes[b.reporter]
+		if !t.valid(now, r.arrival) {
+			continue
+		}
+		e := &r.sent[b.sentAt]
+		out = append(out, reports.Reporter{
+			Node:         r.name,
+			LatencyMs:    e.latencyMs,
+			MedianMs:     e.medianMs,
+			MADMs:        e.madMs,
+			UpperLimitMs: e.upperLimitMs,
+		})
+	}
+	return out
+}

@@ -1,0 +1,155 @@
+package namenode
+
+import (
+	"slices"
+	"time"
+)
+
+// summary caches, for one slow node, how many of its reports are valid and
+// their highest latency. It holds for every read time q at which no entry
+// changes validity: q.Sub(oldestValid) < validity when some entry was valid,
+// and q.Sub(newestExpired) >= validity when some had expired. Any change to
+// the node's reporters clears ok. Hadoop's getJsonReports re-filters every
+// entry on every read; with the summary a read rechecks only the slow nodes
+// changed since, or whose oldest valid report has just expired.
+type summary struct {
+	ok            bool
+	anyExpired    bool
+	valid         int
+	maxLatencyMs  float64
+	oldestValid   time.Time
+	newestExpired time.Time
+}
+
+// covers reports whether the summary still holds at now.
+func (s *summary) covers(now time.Time, validity time.Duration) bool {
+	if !s.ok {
+		return false
+	}
+	if s.valid > 0 && now.Sub(s.oldestValid) >= validity {
+		return false
+	}
+	if s.anyExpired && now.Sub(s.newestExpired) < validity {
+		return false
+	}
+	return true
+}
+
+// summarizeLocked returns the number of valid reports on slow node id at now
+// and the highest latency among them. The caller holds t.mu.
+func (t *Tracker) summarizeLocked(now time.Time, id uint32) (valid int, maxLatencyMs float64) {
+	n := &t.nodes[id]
+	s := &n.sum
+	if s.covers(now, t.validity) {
+		return s.valid, s.maxLatencyMs
+	}
+	*s = summary{ok: true}
+	for _, b := range n.by {
+		r := &t.nodes[b.reporter]
+		if !t.valid(now, r.arrival) {
+			if !s.anyExpired || r.arrival.After(s.newestExpired) {
+				s.anyExpired, s.newestExpired = true, r.arrival
+			}
+			continue
+		}
+		if lat := r.sent[b.sentAt].latencyMs; s.valid == 0 || lat > s.maxLatencyMs {
+			s.maxLatencyMs = lat
+		}
+		if s.valid == 0 || r.arrival.Before(s.oldestValid) {
+			s.oldestValid = r.arrival
+		}
+		s.valid++
+	}
+	return s.valid, s.maxLatencyMs
+}
+
+// rank is a slow node's place in Top.
+type rank struct {
+	id           uint32
+	valid        int
+	maxLatencyMs float64
+}
+
+// before reports whether a ranks before b in Top: more valid reporters,
+// then the higher latency, then the smaller name. The caller holds t.mu.
+func (t *Tracker) before(a, b rank) bool {
+	if a.valid != b.valid {
+		return a.valid > b.valid
+	}
+	if a.maxLatencyMs != b.maxLatencyMs {
+		return a.maxLatencyMs > b.maxLatencyMs
+	}
+	return t.nodes[a.id].name < t.nodes[b.id].name
+}
+
+// selectLocked returns the n best-ranked slow nodes at now, best first, in
+// t.best. It keeps them in a heap with the worst of them on top, so a read
+// costs one pass over the slow nodes and log n per node that gets in.
+// The caller holds t.mu.
+func (t *Tracker) selectLocked(now time.Time, n int) []rank {
+	h := t.best[:0]
+	for i := range t.nodes {
+		if len(t.nodes[i].by) == 0 {
+			continue
+		}
+		id := uint32(i)
+		valid, lat := t.summarizeLocked(now, id)
+		if valid == 0 {
+			continue
+		}
+		c := rank{id: id, valid: valid, maxLatencyMs: lat}
+		switch {
+		case len(h) < n:
+			h = append(h, c)
+			t.up(h, len(h)-1)
+		case t.before(c, h[0]):
+			h[0] = c
+			t.down(h, 0)
+		}
+	}
+	slices.SortFunc(h, func(a, b rank) int {
+		if t.before(a, b) {
+			return -1
+		}
+		if t.before(b, a) {
+			return 1
+		}
+		return 0 // a is b: names are unique
+	})
+	if cap(h) > shrinkAbove && len(h) <= cap(h)/4 {
+		t.best = nil
+	} else {
+		t.best = h
+	}
+	return h
+}
+
+// up restores the heap order of h (worst on top) after h[i] was added.
+func (t *Tracker) up(h []rank, i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !t.before(h[p], h[i]) {
+			return
+		}
+		h[p], h[i] = h[i], h[p]
+		i = p
+	}
+}
+
+// down restores the heap order of h (worst on top) after h[i] was replaced.
+func (t *Tracker) down(h []rank, i int) {
+	for {
+		worst, l := i, 2*i+1
+		if l < len(h) && t.before(h[worst], h[l]) {
+			worst = l
+		}
+		if r := l + 1; r < len(h) && t.before(h[worst], h[r]) {
+			worst = r
+		}
+		if worst == i {
+			return
+		}
+		h[i], h[worst] = h[worst], h[i]
+		i = worst
+	}
+}
