@@ -1,0 +1,143 @@
+package jmx
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/netip"
+	"strconv"
+	"strings"
+)
+
+// SendPacketDownstreamAvgInfo is the DataNodeInfoBean attribute that holds a
+// DataNode's per-peer rolling averages.
+const SendPacketDownstreamAvgInfo = "SendPacketDownstreamAvgInfo"
+
+// The key of one peer in SendPacketDownstreamAvgInfo is
+// "[" + peer + "]RollingAvgTime": MutableRollingAverages' name template
+// "[%s]RollingAvg" + capitalize("Time"), filled with the peer name
+// BlockReceiver.initPerfMonitoring records, the downstream's
+// DatanodeID.getInfoAddr (ipAddr:infoPort) or getInfoSecureAddr.
+const (
+	peerKeyPrefix = "["
+	peerKeySuffix = "]RollingAvgTime"
+)
+
+// PeerLatencies reads the SendPacketDownstreamAvgInfo attribute of the bean
+// Hadoop:service=DataNode,name=DataNodeInfo, as a DataNode's /jmx carries
+// it (DataNode.getSendPacketDownstreamAvgInfo, filled by
+// DataNodePeerMetrics.dumpSendPacketDownstreamAvgInfoAsJson): a JSON string
+// holding an object such as {"[10.0.0.5:9864]RollingAvgTime":2.75, ...},
+// the average milliseconds the DataNode took to send a packet to each
+// downstream peer over its rolling windows.
+//
+// It returns peer id -> milliseconds. A peer id is "ip:port" (IPv6 as
+// "[ip]:port", the address in its canonical form); Hadoop's port there is
+// the peer's HTTP info port (9864 by default), not its data transfer port.
+// An empty object, which a DataNode that wrote no pipeline lately reports,
+// gives an empty map. Everything else is an error, never a zero: no such
+// bean, no such attribute, null (the DataNode keeps no peer metrics:
+// dfs.datanode.peer.stats.enabled is false), a value that is not a string,
+// a string that is not one JSON object, a key not of Hadoop's form, the
+// same peer twice, a value that is not a finite non-negative number.
+func PeerLatencies(beans []Bean) (map[string]float64, error) {
+	b, ok := Find(beans, DataNodeInfoBean)
+	if !ok {
+		return nil, fmt.Errorf("read peer latencies: no bean %s", DataNodeInfoBean)
+	}
+	v, ok := b.Attr(SendPacketDownstreamAvgInfo)
+	if !ok {
+		return nil, fmt.Errorf("read peer latencies: bean %s has no %s", DataNodeInfoBean, SendPacketDownstreamAvgInfo)
+	}
+	if v == nil {
+		return nil, fmt.Errorf("read peer latencies: %s is null: the DataNode keeps no peer metrics (dfs.datanode.peer.stats.enabled is false)",
+			SendPacketDownstreamAvgInfo)
+	}
+	s, ok := v.(string)
+	if !ok {
+		return nil, fmt.Errorf("read peer latencies: %s is %s, not a string holding JSON", SendPacketDownstreamAvgInfo, kind(v))
+	}
+	latencies, err := parsePeerAverages(s)
+	if err != nil {
+		return nil, fmt.Errorf("read peer latencies: %s: %w", SendPacketDownstreamAvgInfo, err)
+	}
+	return latencies, nil
+}
+
+// parsePeerAverages reads the JSON object MetricsJsonBuilder writes for
+// MutableRollingAverages.snapshot.
+func parsePeerAverages(s string) (map[string]float64, error) {
+	d := json.NewDecoder(strings.NewReader(s))
+	d.UseNumber()
+	if err := expectDelim(d, '{', "not an object"); err != nil {
+		return nil, err
+	}
+	out := make(map[string]float64)
+	for d.More() {
+		key, err := memberName(d)
+		if err != nil {
+			return nil, err
+		}
+		peer, err := parsePeerKey(key)
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := out[peer]; dup {
+			return nil, fmt.Errorf("peer %s given twice", peer)
+		}
+		var v any
+		if err := d.Decode(&v); err != nil {
+			return nil, fmt.Errorf("%q: %w", key, err)
+		}
+		n, ok := v.(json.Number)
+		if !ok {
+			return nil, fmt.Errorf("%q is %s, not a number", key, kind(v))
+		}
+		ms, err := strconv.ParseFloat(n.String(), 64)
+		if err != nil || math.IsInf(ms, 0) {
+			return nil, fmt.Errorf("%q: %s is not a finite number", key, n)
+		}
+		if ms < 0 {
+			return nil, fmt.Errorf("%q: %s ms is negative", key, n)
+		}
+		if ms == 0 {
+			ms = 0 // not -0
+		}
+		out[peer] = ms
+	}
+	if err := expectDelim(d, '}', "the object does not end"); err != nil {
+		return nil, err
+	}
+	if _, err := d.Token(); err != io.EOF {
+		if err == nil {
+			return nil, errors.New("data after the object")
+		}
+		return nil, err
+	}
+	return out, nil
+}
+
+// parsePeerKey turns "[10.0.0.5:9864]RollingAvgTime" into "10.0.0.5:9864".
+// The address is everything before the last colon, so an IPv6 address,
+// which Hadoop writes without brackets, reads as well.
+func parsePeerKey(key string) (string, error) {
+	inner, ok1 := strings.CutPrefix(key, peerKeyPrefix)
+	inner, ok2 := strings.CutSuffix(inner, peerKeySuffix)
+	colon := strings.LastIndexByte(inner, ':')
+	if !ok1 || !ok2 || colon < 0 {
+		return "", fmt.Errorf("key %q is not %q", key, "[ip:port]RollingAvgTime")
+	}
+	host, port := inner[:colon], inner[colon+1:]
+	addr, err := netip.ParseAddr(host)
+	if err != nil {
+		return "", fmt.Errorf("key %q: %q is not an IP address", key, host)
+	}
+	n, err := strconv.ParseUint(port, 10, 16)
+	if err != nil || n == 0 || strconv.FormatUint(n, 10) != port {
+		return "", fmt.Errorf("key %q: %q is not a port", key, port)
+	}
+	return net.JoinHostPort(addr.String(), port), nil
+}
