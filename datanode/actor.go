@@ -1,0 +1,161 @@
+package datanode
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/slowpeer/slowpeer/reports"
+)
+
+// heartbeatSender sends one heartbeat to one NameNode-side service.
+type heartbeatSender interface {
+	SendHeartbeat(ctx context.Context, hb reports.Heartbeat) (reports.HeartbeatReply, error)
+}
+
+// detectFunc returns the slow-peer report due at now, or an error when the
+// source has none to give (then the heartbeat goes without a report and the
+// report stays due).
+type detectFunc func(now time.Time) (Detection, error)
+
+// ServiceStatus is what an agent knows of one NameNode-side service.
+type ServiceStatus struct {
+	// URL is the service's base URL.
+	URL string
+	// Heartbeats is the number of heartbeats the service acknowledged.
+	Heartbeats int64
+	// Reports is the number of slow-peer reports it acknowledged.
+	Reports int64
+	// Failures is the number of consecutive failed heartbeats, 0 while the
+	// service answers.
+	Failures int
+	// LastDelivered is when the last heartbeat was acknowledged; zero
+	// before the first.
+	LastDelivered time.Time
+	// LastError is the error of the last failed heartbeat, "" if none.
+	LastError string
+	// Slow is the service's last answer: this node is reported slow by
+	// its peers.
+	Slow bool
+}
+
+// actor sends the heartbeats of one agent to one service, on its own
+// schedule, as one of HDFS's BPServiceActor threads: it shares nothing with
+// the other actors but the report source, so that a slow or dead service
+// delays no other.
+type actor struct {
+	node       string
+	send       heartbeatSender
+	detect     detectFunc
+	heartbeat  time.Duration
+	report     time.Duration
+	maxBackoff time.Duration
+	jitter     func() float64
+	counters   *counters
+	log        *slog.Logger
+
+	mu     sync.Mutex
+	status ServiceStatus // guarded by mu
+}
+
+// run sends heartbeats until ctx is done.
+func (a *actor) run(ctx context.Context) {
+	s := NewScheduler(time.Now(), a.heartbeat, a.report, a.maxBackoff, a.jitter)
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+		}
+		a.beat(ctx, s)
+		timer.Reset(s.Next(time.Now()))
+	}
+}
+
+// beat sends one heartbeat and tells s how it went. The request is bounded
+// by the heartbeat interval, so a hanging service costs at most one
+// interval before the next attempt.
+func (a *actor) beat(ctx context.Context, s *Scheduler) {
+	now := time.Now()
+	report := s.Begin(now)
+	hb := reports.Heartbeat{Node: a.node}
+	var det Detection
+	if report {
+		d, err := a.detect(now)
+		if err != nil {
+			a.log.Warn("heartbeat goes without a slow-peer report", slog.Any("err", err))
+			report = false
+		} else {
+			det, hb.SlowPeers = d, d.SlowPeers
+		}
+	}
+	rctx, cancel := context.WithTimeout(ctx, a.heartbeat)
+	reply, err := a.send.SendHeartbeat(rctx, hb)
+	cancel()
+	done := time.Now()
+	if err != nil {
+		if ctx.Err() != nil {
+			return // shutting down: not the service's fault
+		}
+		s.Failed(done)
+		a.counters.heartbeatsFailed.Add(1)
+		a.mu.Lock()
+		a.status.Failures, a.status.LastError = s.Failures(), err.Error()
+		a.mu.Unlock()
+		a.log.Warn("heartbeat failed", slog.Int("failures", s.Failures()),
+			slog.Duration("retryIn", s.Next(done)), slog.Bool("report", report), slog.Any("err", err))
+		return
+	}
+	failures := s.Failures()
+	s.Delivered(done, report)
+	a.counters.heartbeatsSent.Add(1)
+	a.mu.Lock()
+	wasSlow, first := a.status.Slow, a.status.Heartbeats == 0
+	a.status.Heartbeats++
+	a.status.Failures, a.status.LastDelivered, a.status.LastError, a.status.Slow = 0, done, "", reply.Slow
+	if report {
+		a.status.Reports++
+	}
+	a.mu.Unlock()
+
+	switch {
+	case first:
+		a.log.Info("service reached", slog.Int("failuresBefore", failures))
+	case failures > 0:
+		a.log.Info("service reached again", slog.Int("failuresBefore", failures))
+	default:
+		a.log.Debug("heartbeat sent", slog.Bool("report", report))
+	}
+	if report {
+		a.counters.reportsSent.Add(1)
+		a.log.Info("slow-peer report delivered", slog.Int("slowPeers", len(det.SlowPeers)),
+			slog.Int("peers", det.Peers), slog.Bool("skipped", det.Skipped),
+			slog.Float64("medianMs", det.MedianMs), slog.Float64("upperLimitMs", det.UpperLimitMs),
+			slog.Any("slow", slowNames(det.SlowPeers)), slog.Time("next", s.NextReport()))
+	}
+	if reply.Slow != wasSlow {
+		if reply.Slow {
+			a.log.Warn("this node is reported slow by its peers")
+		} else if !first {
+			a.log.Info("this node is no longer reported slow")
+		}
+	}
+}
+
+// Status returns a copy of the actor's status.
+func (a *actor) Status() ServiceStatus {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.status
+}
+
+func slowNames(peers []reports.SlowPeer) []string {
+	names := make([]string, len(peers))
+	for i, p := range peers {
+		names[i] = p.Node
+	}
+	return names
+}

@@ -1,0 +1,178 @@
+package datanode
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Agent is the DataNode-side agent: it serves probe pipelines on its data
+// port, writes its own probe blocks, keeps the per-peer latencies, and
+// sends heartbeats with the slow-peer report to every NameNode-side
+// service, one independent loop per service.
+//
+// Several agents may run in one process (a demo runs a dozen on
+// loopback), each with its own Config. An Agent is safe for concurrent
+// use; Run may be called once.
+type Agent struct {
+	cfg     Config
+	log     *slog.Logger
+	client  *http.Client
+	metrics *PeerMetrics
+	jmx     *HadoopJMX // nil unless cfg.HadoopJMX
+	dial    dialFunc
+	actors  []*actor
+
+	counters counters
+	started  atomic.Bool
+}
+
+// New returns an agent for cfg, or the first problem Validate finds.
+func New(cfg Config) (*Agent, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	a := &Agent{cfg: cfg, log: cfg.Logger, client: cfg.HTTPClient, metrics: cfg.PeerMetrics, dial: dialTCP}
+	if a.log == nil {
+		a.log = slog.New(slog.DiscardHandler)
+	}
+	if a.client == nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = 2
+		a.client = &http.Client{Transport: tr}
+	}
+	if a.metrics == nil {
+		a.metrics = NewPeerMetrics(cfg)
+	}
+	detect := func(now time.Time) (Detection, error) { return a.metrics.Detect(now), nil }
+	if cfg.HadoopJMX != "" {
+		a.jmx = newHadoopJMX(cfg, cfg.HadoopJMX, a.client, &a.counters,
+			a.log.With(slog.String("source", "hadoop-jmx")))
+		detect = a.jmx.Detect
+	}
+	for _, u := range cfg.NameNodes {
+		c, err := newHeartbeatClient(u, cfg.AuthToken, a.client)
+		if err != nil {
+			return nil, fmt.Errorf("namenode: %w", err)
+		}
+		a.actors = append(a.actors, &actor{node: cfg.ID, send: c, detect: detect,
+			heartbeat: cfg.HeartbeatInterval, report: cfg.ReportInterval, maxBackoff: cfg.MaxRetryBackoff,
+			jitter: rand.Float64, counters: &a.counters, log: a.log.With(slog.String("namenode", u)),
+			status: ServiceStatus{URL: u}})
+	}
+	return a, nil
+}
+
+// ID returns the agent's node id.
+func (a *Agent) ID() string { return a.cfg.ID }
+
+// PeerMetrics returns the agent's per-peer latencies: Config.PeerMetrics
+// or the agent's own. With Config.HadoopJMX set it stays empty.
+func (a *Agent) PeerMetrics() *PeerMetrics { return a.metrics }
+
+// Stats returns the agent's counters.
+func (a *Agent) Stats() Stats { return a.counters.snapshot() }
+
+// Services returns what the agent knows of each NameNode-side service, in
+// the order of Config.NameNodes.
+func (a *Agent) Services() []ServiceStatus {
+	out := make([]ServiceStatus, len(a.actors))
+	for i, ac := range a.actors {
+		out[i] = ac.Status()
+	}
+	return out
+}
+
+// Run runs the agent until ctx is done and returns nil then, once every
+// goroutine it started has ended and the data port is closed. It returns
+// an error at once if the data port cannot be opened. It panics if called
+// twice.
+func (a *Agent) Run(ctx context.Context) error {
+	if !a.started.CompareAndSwap(false, true) {
+		panic("BUG: datanode.Agent.Run called twice")
+	}
+	ln := a.cfg.DataListener
+	if ln == nil && a.cfg.DataListen != "" {
+		var lc net.ListenConfig
+		var err error
+		if ln, err = lc.Listen(ctx, "tcp", a.cfg.DataListen); err != nil {
+			return fmt.Errorf("open the data port: %w", err)
+		}
+	}
+	peers := probePeers(a.cfg.ID, a.cfg.Peers)
+	attrs := []any{slog.String("node", a.cfg.ID), slog.Any("namenodes", a.cfg.NameNodes),
+		slog.Duration("heartbeat", a.cfg.HeartbeatInterval), slog.Duration("reportInterval", a.cfg.ReportInterval)}
+	if ln != nil {
+		attrs = append(attrs, slog.String("dataPort", ln.Addr().String()))
+	}
+	switch {
+	case a.jmx != nil:
+		attrs = append(attrs, slog.String("source", "hadoop-jmx "+a.cfg.HadoopJMX))
+	case len(peers) > 0:
+		attrs = append(attrs, slog.String("source", "probes"), slog.Int("peers", len(peers)),
+			slog.Float64("probeBytesPerSecond", a.cfg.ProbeBytesPerSecond()))
+	default:
+		attrs = append(attrs, slog.String("source", "peer metrics"))
+	}
+	a.log.Info("agent started", attrs...)
+
+	var wg sync.WaitGroup
+	if ln != nil {
+		srv := newDataServer(a.cfg.ID, a.metrics, &a.counters, a.cfg.ProbeTimeout, a.cfg.FaultReceiveDelay,
+			a.dial, a.log.With(slog.String("role", "relay")))
+		wg.Go(func() { srv.serve(ctx, ln) })
+	}
+	if a.jmx == nil && len(peers) > 0 {
+		p := newProber(a.cfg, peers, a.metrics, &a.counters, a.dial, a.log.With(slog.String("role", "prober")), rand.Uint64())
+		wg.Go(func() { p.run(ctx) })
+	}
+	if a.jmx != nil {
+		wg.Go(func() { a.jmx.Run(ctx) })
+	}
+	for _, ac := range a.actors {
+		wg.Go(func() { ac.run(ctx) })
+	}
+	if a.cfg.ProgressInterval > 0 {
+		wg.Go(func() { a.progress(ctx) })
+	}
+	wg.Wait()
+	a.client.CloseIdleConnections()
+	a.log.Info("agent stopped", slog.String("node", a.cfg.ID))
+	return nil
+}
+
+// progress logs, every ProgressInterval, what the agent did since the
+// last time.
+func (a *Agent) progress(ctx context.Context) {
+	t := time.NewTicker(a.cfg.ProgressInterval)
+	defer t.Stop()
+	var last Stats
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		s := a.Stats()
+		a.log.Info("progress",
+			slog.Int64("heartbeats", s.HeartbeatsSent-last.HeartbeatsSent),
+			slog.Int64("heartbeatsFailed", s.HeartbeatsFailed-last.HeartbeatsFailed),
+			slog.Int64("reports", s.ReportsSent-last.ReportsSent),
+			slog.Int64("probeBlocks", s.ProbeBlocks-last.ProbeBlocks),
+			slog.Int64("probeBlocksFailed", s.ProbeBlocksFailed-last.ProbeBlocksFailed),
+			slog.Int64("relayedBlocks", s.RelayedBlocks-last.RelayedBlocks),
+			slog.Int64("latencies", s.LatenciesRecorded-last.LatenciesRecorded),
+			slog.Int64("corrupt", s.CorruptPackets-last.CorruptPackets),
+			slog.Int64("dropped", s.DroppedConnections-last.DroppedConnections),
+			slog.Int64("bytesSent", s.ProbeBytesSent-last.ProbeBytesSent),
+			slog.Int64("jmxErrors", s.JMXErrors-last.JMXErrors),
+			slog.Int("peersTested", len(a.metrics.Latencies(time.Now()))))
+		last = s
+	}
+}

@@ -1,0 +1,121 @@
+package datanode
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/slowpeer/slowpeer/reports"
+)
+
+// maxReplyBytes bounds what the agent reads of a service's answer. A reply
+// is {"slow":false}; an error is one short message.
+const maxReplyBytes = 64 << 10
+
+// heartbeatClient posts heartbeats to one NameNode-side service, as
+// DESIGN.md's POST /v1/heartbeat. It is safe for concurrent use.
+type heartbeatClient struct {
+	base     string // the service's base URL, for messages
+	endpoint string // base + /v1/heartbeat
+	token    string
+	http     *http.Client
+}
+
+func newHeartbeatClient(base, token string, c *http.Client) (*heartbeatClient, error) {
+	endpoint, err := url.JoinPath(base, "v1/heartbeat")
+	if err != nil {
+		return nil, fmt.Errorf("heartbeat URL of %q: %w", base, err)
+	}
+	return &heartbeatClient{base: base, endpoint: endpoint, token: token, http: c}, nil
+}
+
+// SendHeartbeat posts hb and returns the service's reply. Any answer but
+// 200 with a well-formed reply is an error that names the status and the
+// service's message.
+func (c *heartbeatClient) SendHeartbeat(ctx context.Context, hb reports.Heartbeat) (reports.HeartbeatReply, error) {
+	body, err := json.Marshal(hb)
+	if err != nil {
+		return reports.HeartbeatReply{}, fmt.Errorf("encode heartbeat: %w", err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint, bytes.NewReader(body))
+	if err != nil {
+		return reports.HeartbeatReply{}, fmt.Errorf("heartbeat to %s: %w", c.base, err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return reports.HeartbeatReply{}, fmt.Errorf("heartbeat to %s: %w", c.base, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxReplyBytes+1))
+	if err != nil {
+		return reports.HeartbeatReply{}, fmt.Errorf("heartbeat to %s: read reply: %w", c.base, err)
+	}
+	reply, err := decodeReply(resp.StatusCode, data)
+	if err != nil {
+		return reports.HeartbeatReply{}, fmt.Errorf("heartbeat to %s: %w", c.base, err)
+	}
+	return reply, nil
+}
+
+// decodeReply reads the answer to a heartbeat: for 200 exactly one JSON
+// object with a boolean "slow" (other members are ignored, for services
+// newer than this agent); for any other status an error with the
+// service's {"error": "..."} message, or a note that there was none.
+func decodeReply(status int, data []byte) (reports.HeartbeatReply, error) {
+	if len(data) > maxReplyBytes {
+		return reports.HeartbeatReply{}, fmt.Errorf("status %d: reply larger than %d bytes", status, maxReplyBytes)
+	}
+	if status != http.StatusOK {
+		return reports.HeartbeatReply{}, fmt.Errorf("status %d %s: %s", status, http.StatusText(status), errorMessage(data))
+	}
+	var reply struct {
+		Slow *bool `json:"slow"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&reply); err != nil {
+		return reports.HeartbeatReply{}, fmt.Errorf("malformed reply: %w", err)
+	}
+	if dec.More() {
+		return reports.HeartbeatReply{}, errors.New("malformed reply: data after the JSON object")
+	}
+	if reply.Slow == nil {
+		return reports.HeartbeatReply{}, errors.New(`malformed reply: no boolean "slow"`)
+	}
+	return reports.HeartbeatReply{Slow: *reply.Slow}, nil
+}
+
+// errorMessage returns the message of an {"error": "..."} body, made safe
+// to log on one line: at most 200 bytes of printable UTF-8.
+func errorMessage(data []byte) string {
+	var e struct {
+		Error string `json:"error"`
+	}
+	if json.Unmarshal(data, &e) != nil || e.Error == "" {
+		return "no error message"
+	}
+	msg := strings.Map(func(r rune) rune {
+		if r < ' ' || r == 0x7f || r == utf8.RuneError {
+			return ' '
+		}
+		return r
+	}, e.Error)
+	if len(msg) > 200 {
+		cut := 200
+		for cut > 0 && !utf8.RuneStart(msg[cut]) {
+			cut--
+		}
+		msg = msg[:cut] + "…"
+	}
+	return msg
+}

@@ -1,0 +1,345 @@
+package datanode
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/slowpeer/slowpeer/outlier"
+	"github.com/slowpeer/slowpeer/reports"
+	"github.com/slowpeer/slowpeer/rolling"
+)
+
+// Defaults of the Hadoop keys the agent reads (DESIGN.md, "Configuration").
+const (
+	// DefaultHeartbeatInterval is the default of dfs.heartbeat.interval.
+	DefaultHeartbeatInterval = 3 * time.Second
+	// DefaultReportInterval is the default of
+	// dfs.datanode.outliers.report.interval.
+	DefaultReportInterval = 30 * time.Minute
+	// DefaultMinOutlierDetectionSamples is the default of
+	// dfs.datanode.peer.metrics.min.outlier.detection.samples.
+	DefaultMinOutlierDetectionSamples = 1000
+	// DefaultMinOutlierDetectionNodes is the default of
+	// dfs.datanode.min.outlier.detection.nodes.
+	DefaultMinOutlierDetectionNodes = outlier.DefaultMinResources
+	// DefaultLowThreshold is the default of
+	// dfs.datanode.slowpeer.low.threshold.ms.
+	DefaultLowThreshold = outlier.DefaultLowThreshold
+	// DefaultRollingWindow is the default of slowpeer.rolling.window.
+	DefaultRollingWindow = rolling.DefaultWindow
+	// DefaultRollingWindows is the default of slowpeer.rolling.windows.
+	DefaultRollingWindows = rolling.DefaultWindows
+)
+
+// Defaults of slowpeer's own keys.
+const (
+	// DefaultProbeInterval is the default of slowpeer.probe.interval: the
+	// agent starts one probe block a second.
+	DefaultProbeInterval = time.Second
+	// DefaultProbePackets is the default of slowpeer.probe.packets.
+	DefaultProbePackets = 16
+	// DefaultProbePacketBytes is the default of slowpeer.probe.packet.size,
+	// HDFS's default write packet size (dfs.client-write-packet-size).
+	DefaultProbePacketBytes = 64 << 10
+	// DefaultProbeMaxBytesPerSecond is the default of
+	// slowpeer.probe.max.bandwidth: 4 MiB/s, four times what the defaults
+	// above inject (16 × 64 KiB a second), so that the defaults pass and a
+	// slip such as slowpeer.probe.packet.size=64m does not.
+	DefaultProbeMaxBytesPerSecond = 4 << 20
+	// DefaultProbeTimeout is the default of slowpeer.probe.timeout: how long
+	// one network operation of a probe may take (a dial, a packet, or one
+	// hop's acknowledgement).
+	DefaultProbeTimeout = 10 * time.Second
+	// DefaultHadoopJMXInterval is the default of slowpeer.hadoop.jmx.interval:
+	// how often the agent reads a Hadoop DataNode's /jmx.
+	DefaultHadoopJMXInterval = time.Minute
+	// DefaultMaxRetryBackoff is the default of
+	// slowpeer.heartbeat.max.backoff: the longest pause between two
+	// attempts to reach a NameNode-side service that keeps failing.
+	DefaultMaxRetryBackoff = 30 * time.Second
+	// DefaultProgressInterval is how often the agent logs a summary of what
+	// it did.
+	DefaultProgressInterval = time.Minute
+)
+
+// Hard limits, not configurable.
+const (
+	// MaxProbePacketBytes is the largest probe packet payload, HDFS's
+	// PacketReceiver.MAX_PACKET_SIZE (16 MiB).
+	MaxProbePacketBytes = 16 << 20
+	// MaxProbePackets is the largest number of packets in one probe block.
+	MaxProbePackets = 1 << 16
+	// MaxInboundProbes is the most probe connections the data port serves at
+	// once; more are closed as soon as they are accepted, and counted.
+	MaxInboundProbes = 16
+)
+
+// Config is the configuration of one DataNode-side agent. The fields that
+// mirror a Hadoop key name it; the binary reads the keys, this package
+// never reads files.
+//
+// Start from DefaultConfig, set ID and NameNodes, and call Validate (New
+// does). A Config is a plain value; New copies it.
+type Config struct {
+	// ID is this node's id, the "host:port" its peers and the NameNode-side
+	// services know it by (HDFS: the DataNode's transfer address).
+	ID string
+	// NameNodes are the base URLs of the NameNode-side services to send
+	// heartbeats to, each on its own schedule. At least one.
+	NameNodes []string
+	// AuthToken, when not empty, is sent as "Authorization: Bearer
+	// AuthToken" with every heartbeat.
+	AuthToken string
+
+	// DataListen is the address of the data port that serves probe
+	// pipelines, "" for none. DataListener, when set, is used instead.
+	DataListen string
+	// DataListener is an open listener for the data port; the agent closes
+	// it when Run returns. Handy for tests and demos that listen on port 0
+	// before they know the peers' ids.
+	DataListener net.Listener
+	// Peers are the ids (data ports) of the agents to build probe pipelines
+	// from. This node's own id may be listed; it is skipped. Empty: this
+	// agent starts no probe blocks (it still relays and times those of
+	// others on its data port).
+	Peers []string
+	// HadoopJMX, when set, is the /jmx URL of a Hadoop DataNode beside the
+	// agent; its SendPacketDownstreamAvgInfo replaces the agent's own
+	// latencies as the source of the slow-peer report. It excludes Peers
+	// and PeerMetrics.
+	HadoopJMX string
+	// PeerMetrics, when set, is the source of the slow-peer report, fed by
+	// the program that embeds the agent (and by the data port, if any).
+	// Nil: the agent makes its own.
+	PeerMetrics *PeerMetrics
+	// FaultReceiveDelay makes the agent wait this long before it
+	// acknowledges each probe packet it receives, as Hadoop's
+	// DataNodeFaultInjector.delaySendingAckToUpstream; 0 in production.
+	FaultReceiveDelay time.Duration
+
+	// HeartbeatInterval is dfs.heartbeat.interval, default 3s.
+	HeartbeatInterval time.Duration
+	// ReportInterval is dfs.datanode.outliers.report.interval, default 30m:
+	// a slow-peer report goes to each service this long after the previous
+	// one was delivered to it.
+	ReportInterval time.Duration
+	// MinOutlierDetectionSamples is
+	// dfs.datanode.peer.metrics.min.outlier.detection.samples, default
+	// 1000: a peer takes part in the test with more samples than this.
+	MinOutlierDetectionSamples int64
+	// MinOutlierDetectionNodes is dfs.datanode.min.outlier.detection.nodes,
+	// default 10: with fewer peers taking part the test is skipped.
+	MinOutlierDetectionNodes int
+	// LowThreshold is dfs.datanode.slowpeer.low.threshold.ms, default 5 ms:
+	// no peer at or below it is slow.
+	LowThreshold time.Duration
+	// RollingWindow is slowpeer.rolling.window, default 5m.
+	RollingWindow time.Duration
+	// RollingWindows is slowpeer.rolling.windows, default 36.
+	RollingWindows int
+
+	// ProbeInterval is slowpeer.probe.interval, default 1s: the time between
+	// the starts of two probe blocks of this agent.
+	ProbeInterval time.Duration
+	// ProbePackets is slowpeer.probe.packets, default 16.
+	ProbePackets int
+	// ProbePacketBytes is slowpeer.probe.packet.size, default 64 KiB.
+	ProbePacketBytes int
+	// ProbeMaxBytesPerSecond is slowpeer.probe.max.bandwidth, default 4 MiB:
+	// the bound on ProbePackets × ProbePacketBytes / ProbeInterval, the
+	// payload this agent injects into probe pipelines per second.
+	ProbeMaxBytesPerSecond int64
+	// ProbeTimeout is slowpeer.probe.timeout, default 10s, the limit of
+	// every network operation of a probe; waiting for an acknowledgement
+	// from k nodes downstream may take k times this.
+	ProbeTimeout time.Duration
+	// HadoopJMXInterval is slowpeer.hadoop.jmx.interval, default 1m.
+	HadoopJMXInterval time.Duration
+	// HadoopJMXPeerPort is slowpeer.hadoop.jmx.peer.port, default 0. Hadoop
+	// names the peers in SendPacketDownstreamAvgInfo by their HTTP info
+	// address (ip:9864), not by their transfer address (ip:9866) that
+	// DataNode ids use; a port here replaces the port of every peer the
+	// agent reports, so that reports name peers as their own agents name
+	// themselves. 0 keeps Hadoop's names.
+	HadoopJMXPeerPort int
+	// MaxRetryBackoff is slowpeer.heartbeat.max.backoff, default 30s; at
+	// least HeartbeatInterval.
+	MaxRetryBackoff time.Duration
+
+	// ProgressInterval is how often the agent logs a summary at level
+	// Info, default 1m; a negative value turns the summary off.
+	ProgressInterval time.Duration
+	// Logger receives the agent's logs; nil discards them.
+	Logger *slog.Logger
+	// HTTPClient sends heartbeats and reads /jmx; nil uses a client of
+	// its own. Each request is bounded by a context deadline, not by the
+	// client's Timeout.
+	HTTPClient *http.Client
+}
+
+// DefaultConfig returns a Config with every default set and no ID,
+// NameNodes or latency source.
+func DefaultConfig() Config {
+	return Config{
+		HeartbeatInterval:          DefaultHeartbeatInterval,
+		ReportInterval:             DefaultReportInterval,
+		MinOutlierDetectionSamples: DefaultMinOutlierDetectionSamples,
+		MinOutlierDetectionNodes:   DefaultMinOutlierDetectionNodes,
+		LowThreshold:               DefaultLowThreshold,
+		RollingWindow:              DefaultRollingWindow,
+		RollingWindows:             DefaultRollingWindows,
+		ProbeInterval:              DefaultProbeInterval,
+		ProbePackets:               DefaultProbePackets,
+		ProbePacketBytes:           DefaultProbePacketBytes,
+		ProbeMaxBytesPerSecond:     DefaultProbeMaxBytesPerSecond,
+		ProbeTimeout:               DefaultProbeTimeout,
+		HadoopJMXInterval:          DefaultHadoopJMXInterval,
+		MaxRetryBackoff:            DefaultMaxRetryBackoff,
+		ProgressInterval:           DefaultProgressInterval,
+	}
+}
+
+// ProbeBytesPerSecond returns the probe payload this agent injects per
+// second at most: ProbePackets × ProbePacketBytes / ProbeInterval.
+func (c Config) ProbeBytesPerSecond() float64 {
+	return float64(c.ProbePackets) * float64(c.ProbePacketBytes) / c.ProbeInterval.Seconds()
+}
+
+// Validate returns the first broken rule of c, in plain words, or nil.
+func (c Config) Validate() error {
+	if err := reports.ValidateNode(c.ID); err != nil {
+		return fmt.Errorf("id: %w", err)
+	}
+	if len(c.NameNodes) == 0 {
+		return errors.New("namenode: at least one NameNode-side service URL is needed")
+	}
+	seen := map[string]bool{}
+	for _, u := range c.NameNodes {
+		if err := validateURL(u, false); err != nil {
+			return fmt.Errorf("namenode: %w", err)
+		}
+		if seen[u] {
+			return fmt.Errorf("namenode: %q is listed twice", u)
+		}
+		seen[u] = true
+	}
+	if err := c.validateSources(); err != nil {
+		return err
+	}
+	if err := c.validateMetrics(); err != nil {
+		return err
+	}
+	if err := c.validateProbes(); err != nil {
+		return err
+	}
+	switch {
+	case c.HeartbeatInterval <= 0:
+		return fmt.Errorf("dfs.heartbeat.interval: %v is not positive", c.HeartbeatInterval)
+	case c.ReportInterval <= 0:
+		return fmt.Errorf("dfs.datanode.outliers.report.interval: %v is not positive", c.ReportInterval)
+	case c.MaxRetryBackoff < c.HeartbeatInterval:
+		return fmt.Errorf("slowpeer.heartbeat.max.backoff: %v is shorter than dfs.heartbeat.interval %v", c.MaxRetryBackoff, c.HeartbeatInterval)
+	case c.HadoopJMX != "" && c.HadoopJMXInterval <= 0:
+		return fmt.Errorf("slowpeer.hadoop.jmx.interval: %v is not positive", c.HadoopJMXInterval)
+	case c.HadoopJMXPeerPort < 0 || c.HadoopJMXPeerPort > 65535:
+		return fmt.Errorf("slowpeer.hadoop.jmx.peer.port: %d is outside [0, 65535]", c.HadoopJMXPeerPort)
+	}
+	return nil
+}
+
+func (c Config) validateSources() error {
+	if c.DataListener == nil && c.DataListen != "" {
+		if _, _, err := net.SplitHostPort(c.DataListen); err != nil {
+			return fmt.Errorf("data-listen: %q is not host:port", c.DataListen)
+		}
+	}
+	seen := map[string]bool{}
+	for _, p := range c.Peers {
+		if err := reports.ValidateNode(p); err != nil {
+			return fmt.Errorf("peers: %w", err)
+		}
+		if seen[p] {
+			return fmt.Errorf("peers: %q is listed twice", p)
+		}
+		seen[p] = true
+	}
+	if c.HadoopJMX != "" {
+		if err := validateURL(c.HadoopJMX, true); err != nil {
+			return fmt.Errorf("hadoop-jmx: %w", err)
+		}
+		if len(c.Peers) > 0 {
+			return errors.New("hadoop-jmx and peers are two latency sources: give one")
+		}
+		if c.PeerMetrics != nil {
+			return errors.New("hadoop-jmx and an embedded PeerMetrics are two latency sources: give one")
+		}
+	}
+	if c.FaultReceiveDelay < 0 {
+		return fmt.Errorf("fault-receive-delay: %v is negative", c.FaultReceiveDelay)
+	}
+	return nil
+}
+
+func (c Config) validateMetrics() error {
+	switch {
+	case c.MinOutlierDetectionSamples < 0:
+		return fmt.Errorf("dfs.datanode.peer.metrics.min.outlier.detection.samples: %d is negative", c.MinOutlierDetectionSamples)
+	case c.MinOutlierDetectionNodes < 1:
+		return fmt.Errorf("dfs.datanode.min.outlier.detection.nodes: %d is less than 1", c.MinOutlierDetectionNodes)
+	case c.LowThreshold < 0:
+		return fmt.Errorf("dfs.datanode.slowpeer.low.threshold.ms: %v is negative", c.LowThreshold)
+	case c.RollingWindow <= 0:
+		return fmt.Errorf("slowpeer.rolling.window: %v is not positive", c.RollingWindow)
+	case c.RollingWindows < 1:
+		return fmt.Errorf("slowpeer.rolling.windows: %d is less than 1", c.RollingWindows)
+	}
+	return nil
+}
+
+func (c Config) validateProbes() error {
+	switch {
+	case c.ProbeInterval <= 0:
+		return fmt.Errorf("slowpeer.probe.interval: %v is not positive", c.ProbeInterval)
+	case c.ProbePackets < 1 || c.ProbePackets > MaxProbePackets:
+		return fmt.Errorf("slowpeer.probe.packets: %d is outside [1, %d]", c.ProbePackets, MaxProbePackets)
+	case c.ProbePacketBytes < 1 || c.ProbePacketBytes > MaxProbePacketBytes:
+		return fmt.Errorf("slowpeer.probe.packet.size: %d is outside [1, %d]", c.ProbePacketBytes, MaxProbePacketBytes)
+	case c.ProbeMaxBytesPerSecond < 1:
+		return fmt.Errorf("slowpeer.probe.max.bandwidth: %d is less than 1", c.ProbeMaxBytesPerSecond)
+	case c.ProbeTimeout <= 0:
+		return fmt.Errorf("slowpeer.probe.timeout: %v is not positive", c.ProbeTimeout)
+	}
+	if bps := c.ProbeBytesPerSecond(); bps > float64(c.ProbeMaxBytesPerSecond) {
+		return fmt.Errorf("probes would send %.0f bytes/s (slowpeer.probe.packets %d × slowpeer.probe.packet.size %d / slowpeer.probe.interval %v), more than slowpeer.probe.max.bandwidth %d",
+			bps, c.ProbePackets, c.ProbePacketBytes, c.ProbeInterval, c.ProbeMaxBytesPerSecond)
+	}
+	return nil
+}
+
+// validateURL reports an error unless s is an absolute http or https URL
+// with a host, without user information or a fragment, and without a query
+// unless query is true.
+func validateURL(s string, query bool) error {
+	u, err := url.Parse(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a URL", s)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Errorf("%q is not an http or https URL", s)
+	}
+	if u.Host == "" {
+		return fmt.Errorf("%q has no host", s)
+	}
+	if u.User != nil || u.Fragment != "" {
+		return fmt.Errorf("%q carries user information or a fragment", s)
+	}
+	if !query && (u.RawQuery != "" || u.ForceQuery) {
+		return fmt.Errorf("%q has a query; give the service's base URL", s)
+	}
+	return nil
+}

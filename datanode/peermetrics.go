@@ -1,0 +1,135 @@
+package datanode
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/slowpeer/slowpeer/outlier"
+	"github.com/slowpeer/slowpeer/reports"
+	"github.com/slowpeer/slowpeer/rolling"
+)
+
+// PeerMetrics keeps, for every downstream peer, the rolling average of the
+// time it took to mirror a packet to it, and finds the peers that are much
+// slower than the others. It is Hadoop's DataNodePeerMetrics: a storage
+// system written in Go calls AddSendPacketDownstream on its own replication
+// path and hands PeerMetrics to an Agent (Config.PeerMetrics), which sends
+// the slow-peer report on its heartbeats.
+//
+// PeerMetrics is safe for concurrent use. Its zero value is not usable;
+// construct it with NewPeerMetrics.
+type PeerMetrics struct {
+	averages   *rolling.Averages
+	minSamples int64
+
+	// mu guards the detector, which is not safe for concurrent use, and
+	// the scratch buffer handed to it.
+	mu       sync.Mutex
+	detector *outlier.Detector
+	samples  []outlier.Sample
+}
+
+// NewPeerMetrics returns an empty PeerMetrics that uses the rolling
+// windows (RollingWindow, RollingWindows) and the outlier settings
+// (MinOutlierDetectionSamples, MinOutlierDetectionNodes, LowThreshold) of
+// cfg; it reads no other field. It panics if those fields are invalid, as
+// Config.Validate would report.
+func NewPeerMetrics(cfg Config) *PeerMetrics {
+	if err := cfg.validateMetrics(); err != nil {
+		panic(fmt.Sprintf("BUG: datanode.NewPeerMetrics: %v", err))
+	}
+	return &PeerMetrics{
+		averages:   rolling.New(cfg.RollingWindow, cfg.RollingWindows),
+		minSamples: cfg.MinOutlierDetectionSamples,
+		detector:   outlier.New(cfg.MinOutlierDetectionNodes, cfg.LowThreshold),
+	}
+}
+
+// AddSendPacketDownstream records that mirroring one packet to peer took
+// elapsed, from the start of the write to the peer's acknowledgement. It is
+// meant for the per-packet hot path: for a peer seen before it takes one
+// short lock and allocates nothing. A negative elapsed is ignored.
+//
+// peer is the downstream node's id, "host:port"; a peer that is not a
+// valid id is timed and tested like the others but left out of reports.
+// Hadoop records whole milliseconds; elapsed keeps its fraction.
+//
+// Reference: DataNodePeerMetrics.addSendPacketDownstream.
+func (m *PeerMetrics) AddSendPacketDownstream(peer string, elapsed time.Duration) {
+	m.AddSendPacketDownstreamAt(time.Now(), peer, elapsed)
+}
+
+// AddSendPacketDownstreamAt is AddSendPacketDownstream for a packet
+// acknowledged at now, for callers that keep their own clock.
+func (m *PeerMetrics) AddSendPacketDownstreamAt(now time.Time, peer string, elapsed time.Duration) {
+	if elapsed < 0 {
+		return
+	}
+	m.averages.AddAt(now, peer, float64(elapsed)/float64(time.Millisecond))
+}
+
+// Latencies returns, sorted by peer, the average latency in milliseconds
+// of every peer with more than MinOutlierDetectionSamples samples in the
+// rolling windows valid at now: the input of the outlier test, what Hadoop
+// publishes as SendPacketDownstreamAvgInfo.
+func (m *PeerMetrics) Latencies(now time.Time) []rolling.Average {
+	return m.averages.Snapshot(now, m.minSamples)
+}
+
+// Detection is the outcome of one slow-peer test, in milliseconds.
+type Detection struct {
+	// Peers is the number of peers that took part.
+	Peers int
+	// Skipped is true when fewer than MinOutlierDetectionNodes peers took
+	// part, so that no test ran; the statistics are then 0.
+	Skipped bool
+	// MedianMs is the median of the peers' average latencies.
+	MedianMs float64
+	// MADMs is their median absolute deviation, × 1.4826.
+	MADMs float64
+	// UpperLimitMs is the latency a peer had to exceed to be slow.
+	UpperLimitMs float64
+	// SlowPeers are the slow peers, sorted by id; never nil, so that it
+	// is always a report (reports.Heartbeat.SlowPeers), maybe empty.
+	SlowPeers []reports.SlowPeer
+}
+
+// Detect runs the outlier test over the peers' averages at now.
+//
+// Reference: DataNodePeerMetrics.getOutliers, OutlierDetector.getOutlierMetrics.
+func (m *PeerMetrics) Detect(now time.Time) Detection {
+	avgs := m.averages.Snapshot(now, m.minSamples)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	samples := m.samples[:0]
+	for _, a := range avgs {
+		samples = append(samples, outlier.Sample{Name: a.Key, LatencyMs: a.Mean})
+	}
+	m.samples = samples
+	return detection(m.detector.Detect(samples), len(samples))
+}
+
+// Outliers returns the slow-peer report at now: Detect(now).SlowPeers.
+func (m *PeerMetrics) Outliers(now time.Time) []reports.SlowPeer {
+	return m.Detect(now).SlowPeers
+}
+
+// detection copies a detector's result, whose outliers alias the
+// detector's buffer, into a Detection, leaving out peers whose names are
+// not valid node ids.
+func detection(r outlier.Result, peers int) Detection {
+	d := Detection{Peers: peers, Skipped: r.Skipped, MedianMs: r.MedianMs, MADMs: r.MADMs,
+		UpperLimitMs: r.UpperLimitMs, SlowPeers: make([]reports.SlowPeer, 0, len(r.Outliers))}
+	for _, o := range r.Outliers {
+		if reports.ValidateNode(o.Name) != nil || reports.ValidateLatency(o.LatencyMs) != nil {
+			continue
+		}
+		d.SlowPeers = append(d.SlowPeers, reports.SlowPeer{Node: o.Name, LatencyMs: o.LatencyMs,
+			MedianMs: r.MedianMs, MADMs: r.MADMs, UpperLimitMs: r.UpperLimitMs})
+	}
+	slices.SortFunc(d.SlowPeers, func(a, b reports.SlowPeer) int { return strings.Compare(a.Node, b.Node) })
+	return d
+}

@@ -1,0 +1,325 @@
+package datanode
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+	"time"
+)
+
+// The kinds of failure of a probe connection, each counted in Stats.
+var (
+	// errCorrupt: a packet's checksum does not match its payload.
+	errCorrupt = errors.New("corrupt packet")
+	// errDropped: a connection failed (refused, reset, timed out, closed
+	// early).
+	errDropped = errors.New("connection dropped")
+	// errDownstream: a node further down acknowledged with an error, which
+	// that node has counted and logged.
+	errDownstream = errors.New("pipeline failed downstream")
+)
+
+// dialFunc opens a connection to a node's data port.
+type dialFunc func(ctx context.Context, addr string) (net.Conn, error)
+
+func dialTCP(ctx context.Context, addr string) (net.Conn, error) {
+	var d net.Dialer
+	return d.DialContext(ctx, "tcp", addr)
+}
+
+// dataServer serves probe pipelines on an agent's data port: it receives
+// blocks, forwards them to the next node, acknowledges upstream only after
+// the downstream node acknowledged, and, as the next-to-last node of a
+// pipeline, times every packet to the last node.
+//
+// Reference: BlockReceiver.receivePacket and PacketResponder (HDFS).
+type dataServer struct {
+	id         string
+	metrics    *PeerMetrics
+	counters   *counters
+	timeout    time.Duration
+	faultDelay time.Duration
+	dial       dialFunc
+	log        *slog.Logger
+	slots      chan struct{} // one token per connection served
+}
+
+func newDataServer(id string, m *PeerMetrics, c *counters, timeout, faultDelay time.Duration, dial dialFunc, log *slog.Logger) *dataServer {
+	return &dataServer{id: id, metrics: m, counters: c, timeout: timeout, faultDelay: faultDelay,
+		dial: dial, log: log, slots: make(chan struct{}, MaxInboundProbes)}
+}
+
+// serve accepts probe connections on ln until ctx is done, then closes ln
+// and waits for the connections it serves to end.
+func (s *dataServer) serve(ctx context.Context, ln net.Listener) {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer ln.Close()
+	stop := context.AfterFunc(ctx, func() { ln.Close() })
+	defer stop()
+	var pause time.Duration
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
+				return
+			}
+			// Out of file descriptors or the like: wait, as net/http does.
+			pause = min(max(2*pause, 5*time.Millisecond), time.Second)
+			s.log.Warn("accept on the data port failed", slog.Duration("retryIn", pause), slog.Any("err", err))
+			if !sleepCtx(ctx, pause) {
+				return
+			}
+			continue
+		}
+		pause = 0
+		select {
+		case s.slots <- struct{}{}:
+		default:
+			s.counters.refusedConns.Add(1)
+			s.log.Warn("probe connection refused: too many at once", slog.String("from", conn.RemoteAddr().String()),
+				slog.Int("max", MaxInboundProbes))
+			conn.Close()
+			continue
+		}
+		wg.Go(func() {
+			defer func() { <-s.slots }()
+			s.handle(ctx, conn)
+		})
+	}
+}
+
+// handle serves one probe connection and counts and logs how it ended.
+func (s *dataServer) handle(ctx context.Context, up net.Conn) {
+	defer up.Close()
+	stop := context.AfterFunc(ctx, func() { up.Close() })
+	defer stop()
+	hdr, err := s.relay(ctx, up)
+	if err == nil {
+		s.counters.relayedBlocks.Add(1)
+		return
+	}
+	if ctx.Err() != nil {
+		return // shutting down
+	}
+	s.countFailure(err)
+	attrs := []any{slog.String("from", hdr.From), slog.String("remote", up.RemoteAddr().String()),
+		slog.Uint64("block", hdr.BlockID), slog.Any("targets", hdr.Targets), slog.Any("err", err)}
+	if errors.Is(err, errDownstream) {
+		s.log.Info("probe block failed downstream", attrs...)
+	} else {
+		s.log.Warn("probe block failed", attrs...)
+	}
+}
+
+// countFailure counts a failed probe connection by its kind.
+func (s *dataServer) countFailure(err error) {
+	switch {
+	case errors.Is(err, errCorrupt):
+		s.counters.corruptPackets.Add(1)
+	case errors.Is(err, errProtocol):
+		s.counters.protocolErrors.Add(1)
+	case errors.Is(err, errDownstream):
+		// Counted by the node that saw it.
+	default:
+		s.counters.droppedConnections.Add(1)
+	}
+}
+
+// relay receives one block from up, forwarding it down the pipeline the
+// block header names. It returns the header (for logs) and nil once the
+// last packet is acknowledged upstream.
+func (s *dataServer) relay(ctx context.Context, up net.Conn) (blockHeader, error) {
+	up.SetReadDeadline(time.Now().Add(s.timeout))
+	hdr, n, err := readBlockHeader(up)
+	s.counters.probeBytesReceived.Add(int64(n))
+	if err != nil {
+		return hdr, dropped(err)
+	}
+	var down net.Conn
+	var downErr error // the downstream node failed; ack errors from now on
+	if len(hdr.Targets) > 0 {
+		down, downErr = s.openMirror(ctx, hdr)
+		if down != nil {
+			defer down.Close()
+			stop := context.AfterFunc(ctx, func() { down.Close() })
+			defer stop()
+		}
+	}
+	// waitAck is how long the next node may take to acknowledge a packet:
+	// one timeout for each node it waits for, so that a node that hangs
+	// is found by its own upstream first (HDFS extends its read timeout by
+	// the pipeline's length in the same way).
+	waitAck := s.timeout * time.Duration(len(hdr.Targets))
+	pkt := make([]byte, packetHeaderBytes+int(hdr.PacketBytes))
+	var ackBuf [ackBytes]byte
+	var delay *time.Timer
+	for seq := range hdr.Packets {
+		payload, err := s.readPacket(up, pkt, seq, hdr.PacketBytes)
+		if errors.Is(err, errCorrupt) {
+			// As HDFS's ERROR_CHECKSUM: tell upstream, then give up.
+			s.writeAck(up, ack{seq, ackChecksum})
+		}
+		if err != nil {
+			return hdr, fmt.Errorf("packet %d from %s: %w", seq, hdr.From, err)
+		}
+		status := ackOK
+		if down != nil && downErr == nil {
+			var a ack
+			a, downErr = s.mirror(down, pkt[:packetHeaderBytes+len(payload)], seq, waitAck, hdr.Targets)
+			status = a.Status
+		}
+		if downErr != nil {
+			s.writeAck(up, ack{seq, ackDownstream})
+			return hdr, fmt.Errorf("packet %d to %s: %w", seq, hdr.Targets[0], downErr)
+		}
+		if status != ackOK {
+			s.writeAck(up, ack{seq, status})
+			return hdr, fmt.Errorf("%w: packet %d: %s", errDownstream, seq, status)
+		}
+		if s.faultDelay > 0 {
+			if delay == nil {
+				delay = time.NewTimer(s.faultDelay)
+				defer delay.Stop()
+			} else {
+				delay.Reset(s.faultDelay)
+			}
+			select {
+			case <-ctx.Done():
+				return hdr, ctx.Err()
+			case <-delay.C:
+			}
+		}
+		ack{seq, ackOK}.put(ackBuf[:])
+		up.SetWriteDeadline(time.Now().Add(s.timeout))
+		if _, err := up.Write(ackBuf[:]); err != nil {
+			return hdr, fmt.Errorf("ack packet %d to %s: %w", seq, hdr.From, dropped(err))
+		}
+		s.counters.probeBytesSent.Add(ackBytes)
+	}
+	return hdr, nil
+}
+
+// openMirror dials the first target and sends it the block header with
+// the rest of the targets.
+func (s *dataServer) openMirror(ctx context.Context, hdr blockHeader) (net.Conn, error) {
+	dctx, cancel := context.WithTimeout(ctx, s.timeout)
+	down, err := s.dial(dctx, hdr.Targets[0])
+	cancel()
+	if err != nil {
+		return nil, dropped(err)
+	}
+	next := blockHeader{BlockID: hdr.BlockID, Packets: hdr.Packets, PacketBytes: hdr.PacketBytes,
+		From: s.id, Targets: hdr.Targets[1:]}
+	b := next.appendTo(nil)
+	down.SetWriteDeadline(time.Now().Add(s.timeout))
+	if _, err := down.Write(b); err != nil {
+		return down, dropped(err)
+	}
+	s.counters.probeBytesSent.Add(int64(len(b)))
+	return down, nil
+}
+
+// readPacket reads packet seq into pkt and returns its payload, checked
+// against its CRC32C.
+func (s *dataServer) readPacket(up net.Conn, pkt []byte, seq, maxLength uint32) ([]byte, error) {
+	up.SetReadDeadline(time.Now().Add(s.timeout))
+	if _, err := io.ReadFull(up, pkt[:packetHeaderBytes]); err != nil {
+		return nil, dropped(err)
+	}
+	h, err := parsePacketHeader(pkt[:packetHeaderBytes], maxLength)
+	if err != nil {
+		return nil, err
+	}
+	if h.Seq != seq {
+		return nil, fmt.Errorf("%w: packet %d where %d was due", errProtocol, h.Seq, seq)
+	}
+	payload := pkt[packetHeaderBytes : packetHeaderBytes+int(h.Length)]
+	if _, err := io.ReadFull(up, payload); err != nil {
+		return nil, dropped(err)
+	}
+	s.counters.probeBytesReceived.Add(int64(packetHeaderBytes + len(payload)))
+	if got := crc32.Checksum(payload, castagnoli); got != h.CRC {
+		return nil, fmt.Errorf("%w: CRC32C %08x, header says %08x", errCorrupt, got, h.CRC)
+	}
+	return payload, nil
+}
+
+// mirror forwards one packet downstream and waits for its ack. As the
+// next-to-last node (one target left) it records the time from the start
+// of the write to the ack under the last node's id; a packet that failed
+// is never recorded.
+//
+// Reference: BlockReceiver.receivePacket and trackSendPacketToLastNodeInPipeline,
+// which time only the write and flush.
+func (s *dataServer) mirror(down net.Conn, pkt []byte, seq uint32, waitAck time.Duration, targets []string) (ack, error) {
+	start := time.Now()
+	down.SetWriteDeadline(start.Add(s.timeout))
+	if _, err := down.Write(pkt); err != nil {
+		return ack{}, dropped(err)
+	}
+	s.counters.probeBytesSent.Add(int64(len(pkt)))
+	a, err := readAck(down, start.Add(waitAck), seq)
+	if err != nil {
+		return ack{}, err
+	}
+	s.counters.probeBytesReceived.Add(ackBytes)
+	if a.Status == ackOK && len(targets) == 1 {
+		s.metrics.AddSendPacketDownstream(targets[0], time.Since(start))
+		s.counters.latenciesRecorded.Add(1)
+	}
+	return a, nil
+}
+
+// readAck reads the ack of packet seq from c by deadline.
+func readAck(c net.Conn, deadline time.Time, seq uint32) (ack, error) {
+	var b [ackBytes]byte
+	c.SetReadDeadline(deadline)
+	if _, err := io.ReadFull(c, b[:]); err != nil {
+		return ack{}, dropped(err)
+	}
+	a, err := parseAck(b[:])
+	if err != nil {
+		return ack{}, err
+	}
+	if a.Seq != seq {
+		return ack{}, fmt.Errorf("%w: ack of packet %d where %d was due", errProtocol, a.Seq, seq)
+	}
+	return a, nil
+}
+
+// writeAck sends an error ack upstream, best effort: the connection is
+// closed next anyway.
+func (s *dataServer) writeAck(up net.Conn, a ack) {
+	var b [ackBytes]byte
+	a.put(b[:])
+	up.SetWriteDeadline(time.Now().Add(s.timeout))
+	if _, err := up.Write(b[:]); err == nil {
+		s.counters.probeBytesSent.Add(ackBytes)
+	}
+}
+
+// dropped marks an I/O error as a dropped connection.
+func dropped(err error) error {
+	if errors.Is(err, errProtocol) || errors.Is(err, errDropped) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", errDropped, err)
+}
+
+// sleepCtx waits d and reports true, or reports false once ctx is done.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
