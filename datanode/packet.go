@@ -269,3 +269,6 @@ func parseAck(b []byte) (ack, error) {
 	}
 	return a, nil
 }
+
+// crc32c returns the CRC32C of b.
+func crc32c(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }

@@ -171,10 +171,10 @@ func TestPeerMetricsReference(t *testing.T) {
 }
 
 type naiveResult struct {
-	Peers                          int
-	Skipped                        bool
+	Peers                         int
+	Skipped                       bool
 	MedianMs, MADMs, UpperLimitMs float64
-	slow                           []string
+	slow                          []string
 }
 
 // naiveDetect is DESIGN.md's algorithm written plainly: mean of each

@@ -62,7 +62,7 @@ func (p *prober) run(ctx context.Context) {
 		switch {
 		case err == nil:
 			p.log.Debug("probe block written", slog.Any("pipeline", pipeline), slog.Duration("took", time.Since(start)))
-		case ctx.Err() != nil:
+		case shutdown(ctx, err):
 			return
 		case errors.Is(err, errDownstream):
 			p.log.Info("probe block failed downstream", slog.Any("pipeline", pipeline), slog.Any("err", err))
@@ -81,7 +81,7 @@ func (p *prober) probe(ctx context.Context, pipeline []string) error {
 	case err == nil:
 		p.counters.probeBlocks.Add(1)
 		return nil
-	case ctx.Err() != nil:
+	case shutdown(ctx, err):
 		return err
 	}
 	p.counters.probeBlocksFailed.Add(1)

@@ -104,8 +104,8 @@ func (s *dataServer) handle(ctx context.Context, up net.Conn) {
 		s.counters.relayedBlocks.Add(1)
 		return
 	}
-	if ctx.Err() != nil {
-		return // shutting down
+	if shutdown(ctx, err) {
+		return
 	}
 	s.countFailure(err)
 	attrs := []any{slog.String("from", hdr.From), slog.String("remote", up.RemoteAddr().String()),
@@ -310,6 +310,14 @@ func dropped(err error) error {
 		return err
 	}
 	return fmt.Errorf("%w: %w", errDropped, err)
+}
+
+// shutdown reports whether err comes from ctx ending: the connection was
+// closed under the operation, or the operation saw the context's error.
+// A failure that merely happened near the end is still counted.
+func shutdown(ctx context.Context, err error) bool {
+	return ctx.Err() != nil && (errors.Is(err, net.ErrClosed) || errors.Is(err, context.Canceled) ||
+		errors.Is(err, context.DeadlineExceeded))
 }
 
 // sleepCtx waits d and reports true, or reports false once ctx is done.

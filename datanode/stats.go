@@ -50,11 +50,11 @@ type Stats struct {
 
 // counters are the atomics behind Stats.
 type counters struct {
-	heartbeatsSent, heartbeatsFailed, reportsSent                     atomic.Int64
-	probeBlocks, probeBlocksFailed, relayedBlocks                     atomic.Int64
-	probeBytesSent, probeBytesReceived, latenciesRecorded             atomic.Int64
+	heartbeatsSent, heartbeatsFailed, reportsSent                    atomic.Int64
+	probeBlocks, probeBlocksFailed, relayedBlocks                    atomic.Int64
+	probeBytesSent, probeBytesReceived, latenciesRecorded            atomic.Int64
 	corruptPackets, droppedConnections, protocolErrors, refusedConns atomic.Int64
-	jmxScrapes, jmxErrors                                             atomic.Int64
+	jmxScrapes, jmxErrors                                            atomic.Int64
 }
 
 func (c *counters) snapshot() Stats {

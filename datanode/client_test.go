@@ -1,0 +1,127 @@
+package datanode
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/slowpeer/slowpeer/reports"
+)
+
+// The request of DESIGN.md: POST {base}/v1/heartbeat, JSON body, bearer
+// token when one is set.
+func TestHeartbeatClientRequest(t *testing.T) {
+	type seen struct {
+		method, path, auth, ctype string
+		body                      []byte
+	}
+	got := make(chan seen, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got <- seen{r.Method, r.URL.Path, r.Header.Get("Authorization"), r.Header.Get("Content-Type"), b}
+		w.Write([]byte(`{"slow":true}`))
+	}))
+	defer srv.Close()
+	f := func(base, token, wantPath, wantAuth string) {
+		t.Helper()
+		c, err := newHeartbeatClient(base, token, srv.Client())
+		if err != nil {
+			t.Fatal(err)
+		}
+		hb := reports.Heartbeat{Node: "10.0.0.2:9866", SlowPeers: []reports.SlowPeer{}}
+		reply, err := c.SendHeartbeat(context.Background(), hb)
+		if err != nil || !reply.Slow {
+			t.Fatalf("SendHeartbeat = %+v, %v", reply, err)
+		}
+		s := <-got
+		if s.method != http.MethodPost || s.path != wantPath || s.auth != wantAuth || s.ctype != "application/json" ||
+			string(s.body) != `{"node":"10.0.0.2:9866","slowPeers":[]}` {
+			t.Fatalf("request %s %s auth %q type %q body %s", s.method, s.path, s.auth, s.ctype, s.body)
+		}
+	}
+	f(srv.URL, "", "/v1/heartbeat", "")
+	f(srv.URL+"/", "s3cret", "/v1/heartbeat", "Bearer s3cret")
+	f(srv.URL+"/nn1", "", "/nn1/v1/heartbeat", "")
+}
+
+func TestHeartbeatClientErrors(t *testing.T) {
+	f := func(status int, body, wantErr string) {
+		t.Helper()
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(status)
+			io.WriteString(w, body)
+		}))
+		defer srv.Close()
+		c, _ := newHeartbeatClient(srv.URL, "", srv.Client())
+		_, err := c.SendHeartbeat(context.Background(), reports.Heartbeat{Node: "a:1"})
+		if err == nil || !strings.Contains(err.Error(), wantErr) || !strings.Contains(err.Error(), srv.URL) {
+			t.Fatalf("status %d %s: err = %v, want one naming the service and %q", status, body, err, wantErr)
+		}
+	}
+	f(401, `{"error":"missing or wrong bearer token"}`, "status 401 Unauthorized: missing or wrong bearer token")
+	f(400, `{"error":"node: missing node id"}`, "status 400 Bad Request: node: missing node id")
+	f(413, `{"error":"heartbeat body larger than 1048576 bytes"}`, "status 413")
+	f(502, `<html>bad gateway</html>`, "status 502 Bad Gateway: no error message")
+	f(200, `{"slow":"yes"}`, "malformed reply")
+	f(200, `{}`, `no boolean "slow"`)
+	f(200, `{"slow":false} {"slow":true}`, "data after")
+	f(200, ``, "malformed reply")
+	f(200, strings.Repeat(" ", maxReplyBytes+1), "larger than")
+
+	// Nobody listening.
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close()
+	c, _ := newHeartbeatClient(url, "", http.DefaultClient)
+	if _, err := c.SendHeartbeat(context.Background(), reports.Heartbeat{Node: "a:1"}); err == nil {
+		t.Fatal("a heartbeat to a closed port succeeded")
+	}
+}
+
+func TestErrorMessage(t *testing.T) {
+	f := func(body, want string) {
+		t.Helper()
+		if got := errorMessage([]byte(body)); got != want {
+			t.Fatalf("errorMessage(%q) = %q, want %q", body, got, want)
+		}
+	}
+	f(`{"error":"a\nb\u0000c"}`, "a b c")
+	f(`{"error":""}`, "no error message")
+	f(`{"error":`+string(must(json.Marshal(strings.Repeat("é", 150))))+`}`, strings.Repeat("é", 100)+"…")
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// FuzzDecodeReply: any answer decodes to a reply or an error; a 200 reply
+// that decodes says exactly what its "slow" member says.
+func FuzzDecodeReply(f *testing.F) {
+	f.Add(200, []byte(`{"slow":true}`))
+	f.Add(200, []byte(`{"slow":false,"extra":1}`))
+	f.Add(401, []byte(`{"error":"no"}`))
+	f.Add(200, []byte(`[]`))
+	f.Fuzz(func(t *testing.T, status int, body []byte) {
+		reply, err := decodeReply(status, body)
+		if err != nil {
+			if len(err.Error()) > 600 {
+				t.Fatalf("error of %d bytes", len(err.Error()))
+			}
+			return
+		}
+		if status != 200 {
+			t.Fatalf("status %d accepted", status)
+		}
+		var v struct{ Slow bool }
+		if json.Unmarshal(body, &v) != nil || v.Slow != reply.Slow {
+			t.Fatalf("reply %+v from %q", reply, body)
+		}
+	})
+}
