@@ -1,0 +1,148 @@
+package outlier
+
+import (
+	"math"
+	"math/bits"
+)
+
+// This file finds the median of many values in about one pass over them,
+// after Floyd and Rivest ("Expected time bounds for selection", CACM 18(3),
+// 1975): the order statistics of a small sample give two keys p1 ≤ p2 that
+// very likely enclose the median; one pass over the input counts the keys
+// below p1 and keeps only those within [p1, p2]; the median is then found
+// among these few candidates. When the guess misses (bad luck, or an input
+// built against the fixed sampling positions) the caller falls back to a
+// full selection, so every answer is still exact.
+
+// sampledMin is the smallest n for which Detect samples. Below it, the
+// sample costs more than it saves.
+const sampledMin = 1024
+
+// bracket is the pair of keys that likely enclose the median ranks.
+type bracket struct{ lo, hi uint64 }
+
+// medianBracket returns keys p1 ≤ p2 such that the ranks n/2 and, for even
+// n, n/2-1 of the n keys that sample (a sample of them taken at even
+// spacing) stands for very likely lie between the ranks of p1 and p2. It
+// reorders sample.
+func medianBracket(sample []uint64, n int) bracket {
+	s := len(sample)
+	lo, hi := medianRanks(n)
+	// Floyd–Rivest's margin: a few standard deviations of the sample
+	// rank of the population's median.
+	delta := int(math.Sqrt(float64(s)*math.Log(float64(n)))*bracketScale) + 1
+	j1 := lo*s/n - delta
+	j2 := hi*s/n + delta
+	b := bracket{lo: 0, hi: math.MaxUint64} // an open end cannot miss
+	if j2 < s-1 {
+		selectKth(sample, j2, selectBudget(s))
+		b.hi = sample[j2]
+		sample = sample[:j2+1]
+	}
+	if j1 > 0 {
+		selectKth(sample, j1, selectBudget(len(sample)))
+		b.lo = sample[j1]
+	}
+	return b
+}
+
+// bracketScale scales the margin of medianBracket: wider means more
+// candidates, narrower more misses (about 1 in 1000 at 0.5 with the sample
+// sizes of sampleSize).
+const bracketScale = 0.5
+
+// sampleSize is how many of n keys medianBracket samples: n^(2/3), which
+// balances the cost of selecting in the sample against the number of
+// candidates (Floyd and Rivest).
+func sampleSize(n int) int {
+	c := math.Cbrt(float64(n))
+	return int(c * c)
+}
+
+// medianRanks returns the ranks (0-based, in sorted order) whose elements
+// make Hadoop's median of n values: n/2, averaged with n/2-1 when n is even.
+func medianRanks(n int) (lo, hi int) {
+	hi = n / 2
+	lo = hi
+	if n%2 == 0 {
+		lo--
+	}
+	return lo, hi
+}
+
+// keep compacts the candidate k into cand: it counts k into below when
+// k < b.lo, and writes it at cand[c] and advances c when b.lo ≤ k ≤ b.hi;
+// without a branch, since which happens is unpredictable.
+func (b bracket) keep(cand []uint64, c, below int, k uint64) (int, int) {
+	cand[c] = k
+	_, out := bits.Sub64(b.hi-b.lo, k-b.lo, 0) // k-b.lo wraps when k < b.lo
+	_, less := bits.Sub64(k, b.lo, 0)
+	return c + 1 - int(out), below + int(less)
+}
+
+// medianOfCandidates finds Hadoop's median of n keys given the candidates
+// kept by a bracket pass, below of them under the bracket. It reorders cand
+// and reports false when the median ranks are not among the candidates.
+func medianOfCandidates(cand []uint64, n, below int) (float64, bool) {
+	lo, hi := medianRanks(n)
+	if lo < below || hi >= below+len(cand) {
+		return 0, false
+	}
+	k := hi - below
+	selectKth(cand, k, selectBudget(len(cand)))
+	m := value(cand[k])
+	if lo < hi {
+		// cand[:k] holds the candidates ≤ cand[k], and rank lo is
+		// among them: it is their largest.
+		l := cand[0]
+		for _, x := range cand[1:k] {
+			l = max(l, x)
+		}
+		m += value(l)
+		m /= 2
+	}
+	return positiveZero(m), true
+}
+
+// sampledMedian is Hadoop's median of the latencies of samples, or false
+// when the bracket missed.
+func (d *Detector) sampledMedian(samples []Sample) (float64, bool) {
+	n := len(samples)
+	sample := d.sampleBuffer(n)
+	stride := n / len(sample)
+	for i := range sample {
+		sample[i] = key(samples[i*stride+stride/2].LatencyMs)
+	}
+	b := medianBracket(sample, n)
+	cand, c, below := d.keys[:n], 0, 0
+	for i := range samples {
+		c, below = b.keep(cand, c, below, key(samples[i].LatencyMs))
+	}
+	return medianOfCandidates(cand[:c], n, below)
+}
+
+// sampledMedianDeviation is the median of |latency - median| over samples,
+// or false when the bracket missed.
+func (d *Detector) sampledMedianDeviation(samples []Sample, median float64) (float64, bool) {
+	n := len(samples)
+	sample := d.sampleBuffer(n)
+	stride := n / len(sample)
+	for i := range sample {
+		sample[i] = key(math.Abs(samples[i*stride+stride/2].LatencyMs - median))
+	}
+	b := medianBracket(sample, n)
+	cand, c, below := d.keys[:n], 0, 0
+	for i := range samples {
+		c, below = b.keep(cand, c, below, key(math.Abs(samples[i].LatencyMs-median)))
+	}
+	return medianOfCandidates(cand[:c], n, below)
+}
+
+// sampleBuffer returns d's scratch for a sample of n keys.
+func (d *Detector) sampleBuffer(n int) []uint64 {
+	s := sampleSize(n)
+	if cap(d.sample) < s {
+		d.sample = make([]uint64, s)
+	}
+	return d.sample[:s]
+}
