@@ -1,0 +1,87 @@
+// Package datanode is slowpeer's DataNode-side agent: it measures how long
+// each downstream peer takes to acknowledge mirrored packets, keeps
+// per-peer rolling averages, runs Hadoop's median/MAD outlier test over
+// them and sends the outliers, as a slow-peer report, on its heartbeats to
+// every NameNode-side service (HDFS-11194: DataNodePeerMetrics,
+// OutlierDetector, BPServiceActor).
+//
+// An [Agent] is configured by a [Config] (Hadoop's key names, defaults
+// from [DefaultConfig]) and runs until its context ends. Several agents
+// can run in one process; each owns its goroutines and waits for them.
+//
+// # Where latencies come from
+//
+// Probe pipelines (the default). Every agent serves a data port. Every
+// slowpeer.probe.interval it writes a short block, slowpeer.probe.packets
+// packets of slowpeer.probe.packet.size bytes of random payload, each
+// with a sequence number and a CRC32C, through a pipeline of two or three
+// peers taken at random from Config.Peers. Each node forwards the block to
+// the next and acknowledges a packet upstream only after its downstream
+// node acknowledged it, as HDFS's PacketResponder does. The next-to-last
+// node records each packet's latency under the last node's id, so every
+// node is in turn the next-to-last toward every other. The probe protocol
+// is described in packet.go.
+//
+// What is timed differs from Hadoop on purpose. Hadoop's
+// BlockReceiver.receivePacket times only the write and flush of a packet
+// to the downstream socket; that returns as soon as the bytes are in the
+// local socket buffer, so a slow downstream node shows only once the
+// buffers between the two have filled. The agent times from the start of
+// the write until the downstream node's acknowledgement: the round trip
+// through the network and the last node, its processing, its disk-like
+// delays included. A slow node shows with the first packet. Probes keep
+// one packet in flight (stop and wait) where an HDFS client keeps up to
+// 80, so a latency is one packet's and not the queue ahead of it.
+//
+// A packet whose checksum does not match, a connection that is refused,
+// reset, closed early or times out, and anything that is not the probe
+// protocol fail the block: they are counted ([Stats]) and logged, and no
+// latency is recorded for the failed packet or any after it. Every network
+// operation has a deadline (slowpeer.probe.timeout; waiting for an
+// acknowledgement from k nodes downstream, k times that), so a peer that
+// hangs costs a block, never the agent. Like HDFS's DataXceiver, the data
+// port forwards a block to the targets the block header names: serve it on
+// the cluster's network only.
+//
+// Config.FaultReceiveDelay makes an agent wait before it acknowledges each
+// packet it receives, as Hadoop's DataNodeFaultInjector, to play a slow
+// node in tests and demos.
+//
+// A Hadoop DataNode beside the agent (Config.HadoopJMX). The agent reads
+// the DataNode's /jmx every slowpeer.hadoop.jmx.interval and takes the
+// per-peer averages of SendPacketDownstreamAvgInfo ([HadoopJMX]). Those
+// are already Hadoop's rolling averages, so they go straight to the
+// outlier test, not through a second rolling window; the document carries
+// no sample counts, so the min-samples rule cannot apply. Hadoop names
+// peers by their HTTP info address; slowpeer.hadoop.jmx.peer.port renames
+// them to the transfer port.
+//
+// Embedded ([PeerMetrics]). A storage system written in Go calls
+// AddSendPacketDownstream on its own replication path and gives its
+// PeerMetrics to an agent in Config.PeerMetrics.
+//
+// # Probe bandwidth
+//
+// An agent injects at most slowpeer.probe.packets ×
+// slowpeer.probe.packet.size bytes of payload every slowpeer.probe.interval,
+// 16 × 64 KiB = 1 MiB/s by default: blocks start at least an interval
+// apart, and Validate refuses a configuration above
+// slowpeer.probe.max.bandwidth (4 MiB/s by default). Each block crosses as
+// many links as its pipeline has peers, two or three; with every agent
+// configured alike and pipelines drawn uniformly, a node therefore sends
+// and receives on average 2.5 times its own injection, about 2.5 MiB/s
+// (21 Mbit/s) each way at the defaults, plus 12 bytes of header per packet
+// per hop and a 5-byte acknowledgement back. A data port serves at most
+// MaxInboundProbes connections at once and closes the others.
+//
+// # Heartbeats
+//
+// One loop per NameNode-side service, each with its own [Scheduler], as
+// HDFS runs one BPServiceActor per NameNode: a heartbeat every
+// dfs.heartbeat.interval, each request bounded by that interval, so a
+// service that is slow or dead delays no other. The slow-peer report is
+// due at start and then dfs.datanode.outliers.report.interval after it was
+// delivered to that service; a report that was not delivered rides on the
+// next heartbeat. Failed heartbeats are retried with exponential backoff
+// and jitter ([Backoff]) up to slowpeer.heartbeat.max.backoff.
+package datanode
