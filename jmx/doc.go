@@ -13,13 +13,16 @@
 // pretty-printed as Jackson's DefaultPrettyPrinter prints it, the
 // Content-Type is Hadoop's "application/json; charset=utf8" and the CORS
 // headers are Hadoop's. JSONP is gone from trunk, so callback= is ignored.
-// A qry that matches nothing answers 200 with an empty beans array. The
-// status codes of the errors are the ones JMXJsonServlet sets and documents
-// (400 for a malformed qry or get, 404 for a missing attribute); Hadoop
-// itself closes its writer before it sets them, so its clients receive 200
-// with the same bodies. The bodies are Hadoop's, except that a malformed
-// qry answers {"result":"ERROR","message":...} where Hadoop writes an empty
-// object.
+// A qry that matches nothing answers 200 with an empty beans array.
+//
+// The error status codes are the ones JMXJsonServlet sets and documents in
+// its class comment: 400 for a malformed qry or get, 404 for a missing
+// attribute. Hadoop sets each of them only after its JSON generator has
+// flushed, and so committed, the response with 200, so a real Hadoop
+// answers those errors 200 (its own TestJMXJsonServlet reads the body of a
+// bad ?get= as a success). The bodies are Hadoop's, except for a malformed
+// qry: Hadoop's body is an empty object, "{ }", where Write answers
+// {"result":"ERROR","message":...}.
 //
 // # Patterns
 //
