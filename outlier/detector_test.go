@@ -138,7 +138,7 @@ func TestDetect(t *testing.T) {
 	// = 3.7065 and the limit 5.5 + 11.1195 = 16.6195 > 3 × 5.5 = 16.5.
 	spread := func(x float64) []float64 { return []float64{8, 1, 100, 2, 3, x, 4, 5, 6, 7} }
 	dev := 2.5
-	mad := dev * 1.4826             // rounded as Java rounds it, not as a Go constant
+	mad := dev * 1.4826           // rounded as Java rounds it, not as a Go constant
 	limit := 5.5 + float64(3*mad) // unfused, as Java computes it
 	if math.Abs(limit-16.6195) > 1e-12 {
 		t.Fatalf("limit %v, want 16.6195", limit)

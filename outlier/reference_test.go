@@ -161,9 +161,22 @@ var generators = []struct {
 	{"near duplicates", func(rng *rand.Rand, i, n int) float64 {
 		return math.Nextafter(3, 3+float64(rng.IntN(3)-1))
 	}},
+	{"sample trap", func(rng *rand.Rand, i, n int) float64 { return sampleTrap(rng, i, n) }},
 	// Outside the contract (latencies are ≥ 0), but keys order negative
 	// values correctly, so the answer is still exact.
 	{"negative", func(rng *rand.Rand, i, n int) float64 { return rng.NormFloat64() * 10 }},
+}
+
+// sampleTrap is 0 at the positions sampledMedian samples and between 1 and
+// 3 elsewhere, so that the bracket misses and Detect must fall back.
+func sampleTrap(rng *rand.Rand, i, n int) float64 {
+	if n >= sampledMin {
+		stride := n / sampleSize(n)
+		if i%stride == stride/2 && i/stride < sampleSize(n) {
+			return 0
+		}
+	}
+	return 1 + 2*rng.Float64()
 }
 
 // sameResult reports how got differs from want, comparing every float by

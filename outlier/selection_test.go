@@ -124,3 +124,30 @@ func deviations(sorted []float64, m float64) []float64 {
 	slices.Sort(d)
 	return d
 }
+
+func TestSampledMedianFallsBack(t *testing.T) {
+	// The property test compares whole detections; this checks that both
+	// of Detect's ways through a large input are taken by it.
+	rng := rand.New(rand.NewPCG(5, 6))
+	f := func(name string, gen func(i, n int) float64, wantHit bool) {
+		t.Helper()
+		for _, n := range []int{sampledMin, 3000, 50_000} {
+			samples := make([]Sample, n)
+			for i := range samples {
+				samples[i].LatencyMs = gen(i, n)
+			}
+			d := New(0, 0)
+			d.keys = make([]uint64, n)
+			_, hit := d.sampledMedian(samples)
+			if hit != wantHit {
+				t.Errorf("%s, n=%d: bracket hit %v, want %v", name, n, hit, wantHit)
+			}
+			want := referenceDetect(samples, 0, 0)
+			if err := sameResult(d.Detect(samples), want); err != nil {
+				t.Errorf("%s, n=%d: %v", name, n, err)
+			}
+		}
+	}
+	f("latencies", func(i, n int) float64 { return 1 + 2*rng.Float64() }, true)
+	f("sample trap", func(i, n int) float64 { return sampleTrap(rng, i, n) }, false)
+}
