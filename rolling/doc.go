@@ -42,9 +42,8 @@
 // prevStat — the previous active period's sum and count — and
 // getSnapshotTimeStamp() is still that period's snapshot time. rollOverAvgs
 // therefore appends the last active period again, with its old time stamp.
-// After k idle periods the deque holds k + 1 copies of it (the deque's 36
-// places push the older, genuine periods out), and getStats counts all of
-// them until the original time stamp is 36 × 5 minutes old. So an idle peer's
+// After k idle periods the deque holds k + 1 copies of it, and getStats
+// counts all of them until the original time stamp is 36 × 5 minutes old. So an idle peer's
 // mean drifts toward its last active period, and its count grows: a peer
 // seen 30 times in its only active period counts 30 × 34 = 1 020 > 1 000
 // samples after 33 idle periods, and becomes eligible for outlier detection
@@ -78,18 +77,19 @@
 // The hot path is AddAt for a key already held: one per packet on a busy
 // DataNode, from many goroutines (one per write pipeline). Keys live in a
 // sync.Map, whose Load takes no lock; each key's series carries its own
-// mutex, held for a few instructions, and is padded to 128 bytes so that two
-// keys never share a cache line (nor the adjacent line CPUs fetch in pairs).
+// mutex, held for a few instructions, in a header padded to 128 bytes so
+// that two keys' locks never share a cache line (nor the adjacent line CPUs
+// fetch in pairs).
 // No lock or counter is shared by all keys, so goroutines recording different
 // keys run in parallel and throughput grows with CPUs
 // (BenchmarkAddAtParallel). Goroutines recording the same key serialize on
 // its mutex and pass its cache lines between CPUs
 // (BenchmarkAddAtParallelShared); only per-CPU copies, as Hadoop's
 // thread-local SampleStats, would avoid that, at the price of merging them on
-// every read. Sharding the keys over a few mutex-protected maps was measured
-// and not kept: a shard's lock is shared by many keys, so its cache line moves
-// between CPUs even when goroutines record different keys, and two CPUs
-// recorded no faster than one.
+// every read. Sharding the keys over a few mutex-protected maps, the other
+// usual design, puts many keys behind each lock, so that lock's cache line
+// moves between CPUs even when goroutines record different keys; per-key
+// locks touch only the key's own lines.
 //
 // A new key is stored with LoadOrStore. Snapshot marks a key's series dead
 // under the series' mutex when no window is left, then deletes it with

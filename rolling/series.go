@@ -24,8 +24,9 @@ type series struct {
 	newest int64
 	slots  []slot
 
-	// Pad to two cache lines, so that two series written by two CPUs never
-	// share a line (nor the adjacent one the CPU prefetches with it).
+	// Pad to two cache lines, so that the locks of two series written by
+	// two CPUs never share a line (nor the adjacent one the CPU prefetches
+	// with it).
 	_ [128 - 48]byte
 }
 
