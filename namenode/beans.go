@@ -1,0 +1,67 @@
+package namenode
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/slowpeer/slowpeer/jmx"
+	"github.com/slowpeer/slowpeer/reports"
+)
+
+// Beans returns the Server's JMX beans at now, with the attributes tooling
+// reads from a Hadoop NameNode: NameNodeStatus (NameNodeStatusMXBean, with
+// SlowPeersReport as a JSON string of the top MaxNodesToReport slow nodes,
+// "[]" when there are none) and FSNamesystemState (FSNamesystemMBean, with
+// the live and dead DataNode counts).
+func (s *Server) Beans(now time.Time) []jmx.Bean {
+	report := slowNodesJSON(s.tracker.Top(now, s.cfg.MaxNodesToReport))
+	live, dead := s.nodes.Counts(now)
+	return []jmx.Bean{
+		{
+			Name:        jmx.NameNodeStatusBean,
+			ModelerType: "org.apache.hadoop.hdfs.server.namenode.NameNode",
+			Attrs: []jmx.Attr{
+				{Name: "NNRole", Value: "NameNode"},
+				{Name: "HostAndPort", Value: s.hostAndPort()},
+				{Name: "SecurityEnabled", Value: s.cfg.AuthToken != ""},
+				{Name: "LastHATransitionTime", Value: 0},
+				{Name: "BytesWithFutureGenerationStamps", Value: 0},
+				{Name: "SlowPeersReport", Value: string(report)},
+				{Name: "SlowDisksReport", Value: nil},
+				{Name: "State", Value: "active"},
+			},
+		},
+		{
+			Name:        jmx.FSNamesystemStateBean,
+			ModelerType: "org.apache.hadoop.hdfs.server.namenode.FSNamesystem",
+			Attrs: []jmx.Attr{
+				{Name: "FSState", Value: "Operational"},
+				{Name: "NumLiveDataNodes", Value: live},
+				{Name: "NumDeadDataNodes", Value: dead},
+				{Name: "NumDecomLiveDataNodes", Value: 0},
+				{Name: "NumDecomDeadDataNodes", Value: 0},
+				{Name: "NumDecommissioningDataNodes", Value: 0},
+				{Name: "NumStaleDataNodes", Value: 0},
+			},
+		},
+	}
+}
+
+// slowNodesJSON is the /slowpeers document for nodes; an empty list is
+// "[]", never "null".
+func slowNodesJSON(nodes []reports.SlowNode) []byte {
+	if nodes == nil {
+		nodes = []reports.SlowNode{}
+	}
+	b, err := json.Marshal(nodes)
+	if err != nil {
+		panic("BUG: namenode: encode slow-peer report: " + err.Error())
+	}
+	return b
+}
+
+// jmx handles GET /jmx with Hadoop JMXJsonServlet's ?qry= and ?get=.
+func (s *Server) jmx(c *gin.Context) {
+	jmx.Write(c.Writer, c.Request, s.Beans(s.now()))
+}

@@ -1,0 +1,188 @@
+package namenode
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+)
+
+// The Hadoop keys the service reads, with their defaults. The command line
+// and hdfs-site.xml use the keys; Config's fields mirror them.
+const (
+	// HeartbeatIntervalKey is the DataNodes' heartbeat period. Hadoop reads
+	// a bare number in seconds.
+	HeartbeatIntervalKey = "dfs.heartbeat.interval"
+	// DefaultHeartbeatInterval is Hadoop's DFS_HEARTBEAT_INTERVAL_DEFAULT.
+	DefaultHeartbeatInterval = 3 * time.Second
+
+	// OutliersReportIntervalKey is how often a DataNode sends its
+	// slow-peer report. A bare number is milliseconds.
+	OutliersReportIntervalKey = "dfs.datanode.outliers.report.interval"
+	// DefaultOutliersReportInterval is Hadoop's
+	// DFS_DATANODE_OUTLIERS_REPORT_INTERVAL_DEFAULT.
+	DefaultOutliersReportInterval = 30 * time.Minute
+
+	// HeartbeatRecheckIntervalKey is the NameNode's dead-node recheck
+	// period. A bare number is milliseconds.
+	HeartbeatRecheckIntervalKey = "dfs.namenode.heartbeat.recheck-interval"
+	// DefaultHeartbeatRecheckInterval is Hadoop's
+	// DFS_NAMENODE_HEARTBEAT_RECHECK_INTERVAL_DEFAULT.
+	DefaultHeartbeatRecheckInterval = 5 * time.Minute
+
+	// MaxNodesToReportKey is the number of slow nodes /slowpeers and the
+	// JMX SlowPeersReport give when not asked for another number.
+	MaxNodesToReportKey = "dfs.datanode.max.nodes.to.report"
+	// DefaultMaxNodesToReport is Hadoop's
+	// DFS_DATANODE_MAX_NODES_TO_REPORT_DEFAULT.
+	DefaultMaxNodesToReport = 5
+
+	// MaxSlowPeerCollectNodesKey is the number of top slow nodes the
+	// NameNode collects as the set to keep new work away from.
+	MaxSlowPeerCollectNodesKey = "dfs.namenode.max.slowpeer.collect.nodes"
+	// DefaultMaxSlowPeerCollectNodes is Hadoop's
+	// DFS_NAMENODE_MAX_SLOWPEER_COLLECT_NODES_DEFAULT.
+	DefaultMaxSlowPeerCollectNodes = 5
+)
+
+// Service defaults that have no Hadoop key.
+const (
+	// DefaultShutdownTimeout bounds how long Serve waits for in-flight
+	// requests once its context is done.
+	DefaultShutdownTimeout = 10 * time.Second
+	// MaxHeartbeatBytes is the largest heartbeat body accepted; a larger
+	// one is answered 413.
+	MaxHeartbeatBytes = 1 << 20
+	// MaxTop is the largest N /slowpeers?top=N accepts.
+	MaxTop = 100000
+)
+
+// Config is the configuration of the NameNode-side service. Its zero value
+// is not valid; start from DefaultConfig. A Config is a plain value, safe
+// to copy.
+type Config struct {
+	// Listen is the HTTP address the daemon listens on, "host:port". The
+	// Server itself does not listen (Serve takes a listener); the address
+	// is kept here for the command and for the JMX HostAndPort.
+	Listen string
+
+	// HeartbeatInterval mirrors dfs.heartbeat.interval (default 3s). It
+	// enters the dead-node rule and paces the periodic Step.
+	HeartbeatInterval time.Duration
+	// OutliersReportInterval mirrors dfs.datanode.outliers.report.interval
+	// (default 30m). A slow-peer report stays valid for three times this,
+	// as in Hadoop's SlowPeerTracker.
+	OutliersReportInterval time.Duration
+	// HeartbeatRecheckInterval mirrors
+	// dfs.namenode.heartbeat.recheck-interval (default 5m). A DataNode is
+	// dead after 2 × this + 10 × HeartbeatInterval without a heartbeat.
+	HeartbeatRecheckInterval time.Duration
+	// MaxNodesToReport mirrors dfs.datanode.max.nodes.to.report (default
+	// 5): the N of /slowpeers without ?top= and of the JMX SlowPeersReport.
+	MaxNodesToReport int
+	// MaxSlowPeerCollectNodes mirrors
+	// dfs.namenode.max.slowpeer.collect.nodes (default 5): how many of the
+	// top slow nodes SlowNodes returns, the set that other parts (the
+	// HiveServer picker) keep new work away from, as Hadoop's block
+	// placement does with DatanodeManager.getSlowPeersUuidSet.
+	MaxSlowPeerCollectNodes int
+
+	// AuthToken, when not empty, is the bearer token every POST must
+	// carry. When empty the service is open and says so once at start.
+	AuthToken string
+	// ShutdownTimeout bounds how long Serve lets in-flight requests run
+	// after its context is done (default 10s).
+	ShutdownTimeout time.Duration
+
+	// Logger receives the access log and the service's events; nil means
+	// slog.Default().
+	Logger *slog.Logger
+	// Now is the clock; nil means time.Now. Tests set it.
+	Now func() time.Time
+}
+
+// DefaultConfig returns a Config with Hadoop's defaults, listening on
+// 127.0.0.1:9871 without an auth token.
+func DefaultConfig() Config {
+	return Config{
+		Listen:                   "127.0.0.1:9871",
+		HeartbeatInterval:        DefaultHeartbeatInterval,
+		OutliersReportInterval:   DefaultOutliersReportInterval,
+		HeartbeatRecheckInterval: DefaultHeartbeatRecheckInterval,
+		MaxNodesToReport:         DefaultMaxNodesToReport,
+		MaxSlowPeerCollectNodes:  DefaultMaxSlowPeerCollectNodes,
+		ShutdownTimeout:          DefaultShutdownTimeout,
+	}
+}
+
+// ReportValidity is how long a slow-peer report counts: three times the
+// report interval (SlowPeerTracker.reportValidityMs).
+func (c Config) ReportValidity() time.Duration { return 3 * c.OutliersReportInterval }
+
+// DeadAfter is how long a DataNode may stay silent before it is dead.
+func (c Config) DeadAfter() time.Duration {
+	return DeadAfter(c.HeartbeatInterval, c.HeartbeatRecheckInterval)
+}
+
+// DeadAfter returns Hadoop's heartbeat expiry: 2 × recheck + 10 ×
+// heartbeat interval (DatanodeManager.heartbeatExpireInterval). With the
+// defaults it is 10m30s.
+func DeadAfter(heartbeatInterval, recheckInterval time.Duration) time.Duration {
+	return 2*recheckInterval + 10*heartbeatInterval
+}
+
+// maxInterval keeps 3 × the report interval and the dead-node expiry far
+// from overflowing a Duration.
+const maxInterval = 365 * 24 * time.Hour
+
+// Validate returns an error naming the first broken rule, or nil.
+func (c Config) Validate() error {
+	durations := []struct {
+		key string
+		d   time.Duration
+	}{
+		{HeartbeatIntervalKey, c.HeartbeatInterval},
+		{OutliersReportIntervalKey, c.OutliersReportInterval},
+		{HeartbeatRecheckIntervalKey, c.HeartbeatRecheckInterval},
+	}
+	for _, f := range durations {
+		if f.d <= 0 {
+			return fmt.Errorf("%s must be more than zero, got %v", f.key, f.d)
+		}
+		if f.d > maxInterval {
+			return fmt.Errorf("%s must be at most %v, got %v", f.key, maxInterval, f.d)
+		}
+	}
+	counts := []struct {
+		key string
+		n   int
+	}{
+		{MaxNodesToReportKey, c.MaxNodesToReport},
+		{MaxSlowPeerCollectNodesKey, c.MaxSlowPeerCollectNodes},
+	}
+	for _, f := range counts {
+		if f.n < 1 || f.n > MaxTop {
+			return fmt.Errorf("%s must be between 1 and %d, got %d", f.key, MaxTop, f.n)
+		}
+	}
+	if c.ShutdownTimeout <= 0 {
+		return fmt.Errorf("shutdown timeout must be more than zero, got %v", c.ShutdownTimeout)
+	}
+	if err := validateToken(c.AuthToken); err != nil {
+		return err
+	}
+	return nil
+}
+
+// validateToken accepts an empty token (no auth) or a token of printable
+// ASCII without blanks, as a bearer token in an HTTP header must be.
+func validateToken(tok string) error {
+	if tok == "" {
+		return nil
+	}
+	if strings.IndexFunc(tok, func(r rune) bool { return r <= ' ' || r >= 0x7f }) >= 0 {
+		return errors.New("auth token must be printable ASCII without blanks")
+	}
+	return nil
+}

@@ -1,0 +1,149 @@
+package namenode
+
+import (
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// State is whether a DataNode is live or dead.
+type State string
+
+// The states of a DataNode, as /v1/datanodes writes them.
+const (
+	Live State = "live"
+	Dead State = "dead"
+)
+
+// DataNode is one row of the DataNode table.
+type DataNode struct {
+	// Node is the DataNode's id, "host:port".
+	Node string
+	// State is Live or Dead at the time the row was read.
+	State State
+	// LastHeartbeat is when its newest heartbeat arrived.
+	LastHeartbeat time.Time
+}
+
+// DataNodes is the DataNode table: every node that ever sent a heartbeat
+// and when it last did. A node is dead once it has been silent for longer
+// than the expiry (see DeadAfter), as DatanodeManager.isDatanodeDead
+// decides; like Hadoop, the table keeps dead nodes listed.
+//
+// Time is passed in. DataNodes is safe for concurrent use; its zero value
+// is not usable, use NewDataNodes.
+type DataNodes struct {
+	deadAfter time.Duration
+
+	mu    sync.Mutex
+	nodes map[string]*dataNode
+}
+
+type dataNode struct {
+	last time.Time
+	// reportedDead is set once Check has returned the node as dead, and
+	// cleared by its next heartbeat.
+	reportedDead bool
+}
+
+// NewDataNodes returns an empty table in which a node is dead after
+// deadAfter without a heartbeat. It panics if deadAfter is not positive.
+func NewDataNodes(deadAfter time.Duration) *DataNodes {
+	if deadAfter <= 0 {
+		panic("BUG: namenode.NewDataNodes: deadAfter must be positive")
+	}
+	return &DataNodes{deadAfter: deadAfter, nodes: make(map[string]*dataNode)}
+}
+
+// isDead is Hadoop's rule: lastUpdate < now − heartbeatExpireInterval.
+func (t *DataNodes) isDead(now, last time.Time) bool {
+	return now.Sub(last) > t.deadAfter
+}
+
+// Heartbeat records a heartbeat from node at now, registering the node if
+// it is new. It reports whether the node was unknown or dead before.
+func (t *DataNodes) Heartbeat(now time.Time, node string) (revived bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n, ok := t.nodes[node]
+	if !ok {
+		t.nodes[node] = &dataNode{last: now}
+		return true
+	}
+	revived = t.isDead(now, n.last)
+	if now.After(n.last) {
+		n.last = now
+	}
+	n.reportedDead = false
+	return revived
+}
+
+// Counts returns how many nodes are live and how many dead at now.
+func (t *DataNodes) Counts(now time.Time) (live, dead int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, n := range t.nodes {
+		if t.isDead(now, n.last) {
+			dead++
+		} else {
+			live++
+		}
+	}
+	return live, dead
+}
+
+// State returns the state of node at now, and false when the node never
+// sent a heartbeat.
+func (t *DataNodes) State(now time.Time, node string) (State, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n, ok := t.nodes[node]
+	if !ok {
+		return "", false
+	}
+	if t.isDead(now, n.last) {
+		return Dead, true
+	}
+	return Live, true
+}
+
+// List returns every node with its state at now, sorted by node id.
+func (t *DataNodes) List(now time.Time) []DataNode {
+	t.mu.Lock()
+	out := make([]DataNode, 0, len(t.nodes))
+	for id, n := range t.nodes {
+		out = append(out, DataNode{Node: id, State: Live, LastHeartbeat: n.last})
+	}
+	t.mu.Unlock()
+	for i := range out {
+		if t.isDead(now, out[i].LastHeartbeat) {
+			out[i].State = Dead
+		}
+	}
+	slices.SortFunc(out, func(a, b DataNode) int { return strings.Compare(a.Node, b.Node) })
+	return out
+}
+
+// Check returns, sorted, the nodes found dead at now that no earlier Check
+// returned since their last heartbeat: each death is reported once.
+func (t *DataNodes) Check(now time.Time) []string {
+	var died []string
+	t.mu.Lock()
+	for id, n := range t.nodes {
+		if !n.reportedDead && t.isDead(now, n.last) {
+			n.reportedDead = true
+			died = append(died, id)
+		}
+	}
+	t.mu.Unlock()
+	slices.Sort(died)
+	return died
+}
+
+// Len returns the number of nodes in the table, live or dead.
+func (t *DataNodes) Len() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.nodes)
+}

@@ -1,0 +1,230 @@
+package namenode
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/slowpeer/slowpeer/reports"
+)
+
+func TestDecodeHeartbeatAccepts(t *testing.T) {
+	f := func(body string, want reports.Heartbeat) {
+		t.Helper()
+		got, err := decodeHeartbeat([]byte(body))
+		if err != nil {
+			t.Fatalf("decode %s: %v", body, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("decode %s:\n got %#v\nwant %#v", body, got, want)
+		}
+	}
+	peer := reports.SlowPeer{Node: "10.0.0.5:9866", LatencyMs: 35.2, MedianMs: 2.1, MADMs: 0.74, UpperLimitMs: 6.3}
+	// DESIGN.md's example heartbeat.
+	f(`{"node": "10.0.0.2:9866",
+	    "slowPeers": [{"node": "10.0.0.5:9866", "latencyMs": 35.2, "medianMs": 2.1,
+	                   "madMs": 0.74, "upperLimitMs": 6.3}]}`,
+		reports.Heartbeat{Node: "10.0.0.2:9866", SlowPeers: []reports.SlowPeer{peer}})
+	// No slowPeers field, or null: no report (earlier reports stand).
+	f(`{"node":"h:1"}`, reports.Heartbeat{Node: "h:1"})
+	f(`{"node":"h:1","slowPeers":null}`, reports.Heartbeat{Node: "h:1"})
+	// An empty report is a report: it clears the sender's earlier ones.
+	f(` {"slowPeers":[],"node":"h:1"} `+"\n", reports.Heartbeat{Node: "h:1", SlowPeers: []reports.SlowPeer{}})
+	// Escapes decode as JSON says.
+	f(`{"node":"h\u0031:1"}`, reports.Heartbeat{Node: "h1:1"})
+	f(`{"node":"[::1]:9866","slowPeers":[{"upperLimitMs":0,"madMs":-0,"medianMs":1E2,"latencyMs":1.5e+3,"node":"\u00e9t\u00e9:2"}]}`,
+		reports.Heartbeat{Node: "[::1]:9866", SlowPeers: []reports.SlowPeer{{Node: "été:2", LatencyMs: 1500, MedianMs: 100}}})
+	// Numbers that round to zero fit a float64 (ParseFloat, as encoding/json).
+	f(`{"node":"h:1","slowPeers":[{"node":"p:1","latencyMs":1e-400,"medianMs":0,"madMs":0,"upperLimitMs":0}]}`,
+		reports.Heartbeat{Node: "h:1", SlowPeers: []reports.SlowPeer{{Node: "p:1"}}})
+}
+
+func TestDecodeHeartbeatRejects(t *testing.T) {
+	f := func(body, reason, inMsg string) {
+		t.Helper()
+		_, err := decodeHeartbeat([]byte(body))
+		de, ok := errors.AsType[*decodeError](err)
+		if !ok {
+			t.Fatalf("decode %.80s: got %v, want a decodeError", body, err)
+		}
+		if de.reason != reason || !strings.Contains(de.msg, inMsg) {
+			t.Fatalf("decode %.80s: got %s %q, want %s with %q", body, de.reason, de.msg, reason, inMsg)
+		}
+		if strings.Contains(de.msg, "\n") {
+			t.Fatalf("decode %.80s: message %q is not one line", body, de.msg)
+		}
+	}
+	peer := func(fields string) string { return `{"node":"h:1","slowPeers":[` + fields + `]}` }
+	const full = `"node":"p:1","latencyMs":1,"medianMs":1,"madMs":1,"upperLimitMs":1`
+
+	f(``, reasonMalformed, "empty body")
+	f(`   `, reasonMalformed, "empty body")
+	f(`nope`, reasonMalformed, "want an object")
+	f(`null`, reasonMalformed, "want an object")
+	f(`[]`, reasonMalformed, "want an object")
+	f(`{"node":"h:1"`, reasonMalformed, "want ',' or '}'")
+	f(`{"node":"h:1",}`, reasonMalformed, "want a field name")
+	f(`{"node" "h:1"}`, reasonMalformed, "want ':'")
+	f(`{"node":"h:1"} {}`, reasonMalformed, "data after the heartbeat")
+	f(`{"node":"h:1"}x`, reasonMalformed, "data after the heartbeat")
+	f(`{"node":"h:1","node":"h:2"}`, reasonMalformed, "given twice")
+	f(`{"node":"h:1","slowPeers":[],"slowPeers":[]}`, reasonMalformed, "given twice")
+	f(`{"node":42}`, reasonMalformed, "want a string")
+	f(`{"node":"h:1","slowPeers":{}}`, reasonMalformed, "want an array")
+	f(`{"node":"h:1","slowPeers":[1]}`, reasonMalformed, "want an object")
+	f(`{"node":"h:1","slowPeers":[`+"{"+full+"}"+`,]}`, reasonMalformed, "want an object")
+	f(`{"node":"h:1","slowPeers":[`+"{"+full+"}"+` {}]}`, reasonMalformed, "want ',' or ']'")
+	f(`{"node":"h`+"\x01"+`:1"}`, reasonMalformed, "control character")
+	f(`{"node":"h`+"\xff"+`:1"}`, reasonMalformed, "not valid UTF-8")
+	f(`{"node":"h\x:1"}`, reasonMalformed, "bad escape")
+	f(`{"node":"h\u12:1"}`, reasonMalformed, `bad \u escape`)
+	f(`{"node":"h:1`, reasonMalformed, "unterminated string")
+
+	// Field names are exact: no case folding, no unknown fields.
+	f(`{"Node":"h:1"}`, reasonUnknownField, `unknown field "Node"`)
+	f(`{"node":"h:1","extra":true}`, reasonUnknownField, `unknown field "extra"`)
+	f(peer(`{`+full+`,"LatencyMs":2}`), reasonUnknownField, `slowPeers[0]: unknown field "LatencyMs"`)
+	f(peer(`{`+full+`,"latencyMs":2}`), reasonMalformed, "slowPeers[0]: field latencyMs given twice")
+	f(peer(`{"node":"p:1","latencyMs":1,"medianMs":1,"madMs":1}`), reasonInvalid, "missing field upperLimitMs")
+	f(peer(`{}`), reasonInvalid, "slowPeers[0]: missing field node")
+
+	// Node ids (reports.ValidateNode).
+	f(`{}`, reasonInvalid, "missing node id")
+	f(`{"node":""}`, reasonInvalid, "missing node id")
+	f(`{"node":"no-port"}`, reasonInvalid, "not host:port")
+	f(`{"node":"h:0"}`, reasonInvalid, "bad port")
+	f(`{"node":"h:65536"}`, reasonInvalid, "bad port")
+	f(peer(`{"node":"p","latencyMs":1,"medianMs":1,"madMs":1,"upperLimitMs":1}`), reasonInvalid, "slowPeers[0]: node")
+	f(peer(`{`+full+`},{`+full+`}`), reasonInvalid, "named twice")
+
+	// Latencies: JSON has no NaN or infinities, so they come as strings
+	// or as numbers too large for a float64; negatives are refused.
+	for _, v := range []string{`"NaN"`, `NaN`, `"Infinity"`, `Infinity`, `-Infinity`, `null`, `true`, `"1"`, `1.`, `.5`, `1e`, `+1`, `-`} {
+		f(peer(`{"node":"p:1","latencyMs":`+v+`,"medianMs":1,"madMs":1,"upperLimitMs":1}`), reasonMalformed, "slowPeers[0].latencyMs")
+	}
+	for _, v := range []string{`1e999`, `-1e999`, `1` + strings.Repeat("0", 400)} {
+		f(peer(`{"node":"p:1","latencyMs":1,"medianMs":`+v+`,"madMs":1,"upperLimitMs":1}`), reasonInvalid, "slowPeers[0].medianMs: ")
+	}
+	f(peer(`{"node":"p:1","latencyMs":01,"medianMs":1,"madMs":1,"upperLimitMs":1}`), reasonMalformed, "slowPeers[0]: want ','")
+	f(peer(`{"node":"p:1","latencyMs":-0.5,"medianMs":1,"madMs":1,"upperLimitMs":1}`), reasonInvalid, "negative latency")
+	f(peer(`{"node":"p:1","latencyMs":1,"medianMs":1,"madMs":-1,"upperLimitMs":1}`), reasonInvalid, "madMs: negative")
+
+	// More than reports.MaxSlowPeers peers: refused before decoding them all.
+	f(manyPeers(reports.MaxSlowPeers+1), reasonTooManyPeers, "more than 10000")
+	if _, err := decodeHeartbeat([]byte(manyPeers(reports.MaxSlowPeers))); err != nil {
+		t.Fatalf("decode %d peers: %v", reports.MaxSlowPeers, err)
+	}
+}
+
+// manyPeers returns a heartbeat of n distinct, valid slow peers.
+func manyPeers(n int) string {
+	var b strings.Builder
+	b.WriteString(`{"node":"h:1","slowPeers":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"node":"p%d:%d","latencyMs":9,"medianMs":1,"madMs":1,"upperLimitMs":3}`, i/60000, 1+i%60000)
+	}
+	b.WriteString(`]}`)
+	return b.String()
+}
+
+// referenceDecode is the naive reference: encoding/json, strict about
+// unknown fields and trailing data, then Validate.
+func referenceDecode(data []byte) (reports.Heartbeat, error) {
+	var hb reports.Heartbeat
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&hb); err != nil {
+		return reports.Heartbeat{}, err
+	}
+	if _, err := dec.Token(); err == nil {
+		return reports.Heartbeat{}, errors.New("trailing data")
+	}
+	return hb, hb.Validate()
+}
+
+// FuzzHeartbeatDecode checks that the decoder never panics, that it
+// returns either a decodeError with a one-line message or a heartbeat that
+// passes Validate, and that whatever it accepts encoding/json accepts too,
+// with the same value.
+func FuzzHeartbeatDecode(f *testing.F) {
+	seeds, err := os.ReadDir("testdata/heartbeats")
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, e := range seeds {
+		b, err := os.ReadFile("testdata/heartbeats/" + e.Name())
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(`{"node":"h:1","slowPeers":[{"node":"p:1","latencyMs":1e999,"medianMs":1,"madMs":1,"upperLimitMs":1}]}`))
+	f.Add([]byte(`{"node":"h\ud800:1"}`))
+	f.Add([]byte(`{"node":"h\ud83d\ude00:1","slowPeers":null}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		hb, err := decodeHeartbeat(data)
+		if err != nil {
+			de, ok := errors.AsType[*decodeError](err)
+			if !ok || de.reason == "" || strings.ContainsAny(de.msg, "\r\n") {
+				t.Fatalf("decode %q: bad error %#v", data, err)
+			}
+			return
+		}
+		if err := hb.Validate(); err != nil {
+			t.Fatalf("decode %q: accepted an invalid heartbeat: %v", data, err)
+		}
+		ref, err := referenceDecode(data)
+		if err != nil {
+			t.Fatalf("decode %q: accepted what encoding/json refuses: %v", data, err)
+		}
+		if !reflect.DeepEqual(hb, ref) {
+			t.Fatalf("decode %q:\n got %#v\n ref %#v", data, hb, ref)
+		}
+	})
+}
+
+func BenchmarkDecodeHeartbeat(b *testing.B) {
+	body := typicalHeartbeat("10.0.0.2:9866", 5)
+	b.Run("decodeHeartbeat", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(body)))
+		for b.Loop() {
+			if _, err := decodeHeartbeat(body); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(body)))
+		for b.Loop() {
+			if _, err := referenceDecode(body); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// typicalHeartbeat is the body an agent sends with n slow peers.
+func typicalHeartbeat(node string, n int) []byte {
+	hb := reports.Heartbeat{Node: node, SlowPeers: []reports.SlowPeer{}}
+	for i := range n {
+		hb.SlowPeers = append(hb.SlowPeers, reports.SlowPeer{
+			Node: fmt.Sprintf("10.0.%d.%d:9866", i/250, 1+i%250), LatencyMs: 35.2 + float64(i),
+			MedianMs: 2.1, MADMs: 0.74, UpperLimitMs: 6.3,
+		})
+	}
+	b, err := json.Marshal(hb)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}

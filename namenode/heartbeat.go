@@ -1,0 +1,87 @@
+package namenode
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+
+	"github.com/gin-gonic/gin"
+)
+
+var (
+	replySlow    = []byte(`{"slow":true}`)
+	replyNotSlow = []byte(`{"slow":false}`)
+)
+
+// bodyBuffers holds read buffers for heartbeat bodies. Buffers that grew
+// past keepBufferBytes are dropped, not kept.
+var bodyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+const keepBufferBytes = 64 << 10
+
+// heartbeat handles POST /v1/heartbeat: it reads at most MaxHeartbeatBytes,
+// decodes and validates the whole body, and only then registers the sender
+// and applies its report; a refused heartbeat changes nothing. It answers
+// whether the sender is itself reported slow (HDFS-16320).
+//
+// Reference: DatanodeManager.handleHeartbeat (the DataNode's state, then
+// its slow-peer report).
+func (s *Server) heartbeat(c *gin.Context) {
+	r := c.Request
+	if r.ContentLength > MaxHeartbeatBytes {
+		s.refuse(c, &decodeError{reasonTooLarge, tooLargeMsg})
+		return
+	}
+	buf := bodyBuffers.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer func() {
+		if buf.Cap() <= keepBufferBytes {
+			bodyBuffers.Put(buf)
+		}
+	}()
+	if _, err := buf.ReadFrom(http.MaxBytesReader(c.Writer, r.Body, MaxHeartbeatBytes)); err != nil {
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			s.refuse(c, &decodeError{reasonTooLarge, tooLargeMsg})
+			return
+		}
+		s.refuse(c, &decodeError{reasonMalformed, fmt.Sprintf("read body: %v", err)})
+		return
+	}
+	hb, err := decodeHeartbeat(buf.Bytes())
+	if err != nil {
+		s.refuse(c, err)
+		return
+	}
+
+	now := s.now()
+	if revived := s.nodes.Heartbeat(now, hb.Node); revived {
+		s.log.Info("datanode is live", slog.String("node", hb.Node))
+	}
+	if hb.HasReport() {
+		s.tracker.Report(now, hb.Node, hb.SlowPeers)
+	}
+	s.metrics.heartbeats.Inc()
+	reply := replyNotSlow
+	if s.tracker.IsSlow(now, hb.Node) {
+		reply = replySlow
+	}
+	c.Data(http.StatusOK, "application/json", reply)
+}
+
+var tooLargeMsg = fmt.Sprintf("heartbeat body larger than %d bytes", MaxHeartbeatBytes)
+
+// refuse answers a heartbeat that is not applied, counting it by reason.
+func (s *Server) refuse(c *gin.Context, err error) {
+	reason, status := reasonMalformed, http.StatusBadRequest
+	if de, ok := errors.AsType[*decodeError](err); ok {
+		reason = de.reason
+	}
+	if reason == reasonTooLarge {
+		status = http.StatusRequestEntityTooLarge
+	}
+	s.metrics.reject(reason)
+	s.fail(c, status, "heartbeat: "+err.Error())
+}

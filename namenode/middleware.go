@@ -1,0 +1,111 @@
+package namenode
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+)
+
+// errorBody is the answer to every request the Server refuses:
+// {"error": "one line"}.
+type errorBody struct {
+	Error string `json:"error"`
+}
+
+// fail aborts the request with status and a one-line JSON error, and keeps
+// the message for the access log.
+func (s *Server) fail(c *gin.Context, status int, msg string) {
+	msg = strings.Join(strings.Fields(msg), " ")
+	c.Set(logErrorKey, msg)
+	c.AbortWithStatusJSON(status, errorBody{Error: msg})
+}
+
+const logErrorKey = "slowpeer.error"
+
+// unmatchedPath labels the duration of requests that matched no route, so
+// that scanning random paths cannot grow the metrics.
+const unmatchedPath = "unmatched"
+
+// accessLog times every request into the duration histograms and writes
+// one structured log record for it: at Info level, but Debug for accepted
+// heartbeats (a large cluster sends thousands a second) and Error for
+// answers of 500 and above.
+func (s *Server) accessLog(c *gin.Context) {
+	start := time.Now()
+	c.Next()
+	took := time.Since(start)
+	route := c.FullPath()
+	if route == "" {
+		route = unmatchedPath
+	}
+	s.metrics.observe(c.Request.Method, route, took)
+
+	status := c.Writer.Status()
+	level := slog.LevelInfo
+	switch {
+	case status >= 500:
+		level = slog.LevelError
+	case status < 300 && route == HeartbeatPath:
+		level = slog.LevelDebug
+	}
+	ctx := c.Request.Context()
+	if !s.log.Enabled(ctx, level) {
+		return
+	}
+	attrs := []slog.Attr{
+		slog.String("method", c.Request.Method),
+		slog.String("path", c.Request.URL.Path),
+		slog.Int("status", status),
+		slog.Duration("duration", took),
+		slog.String("client", c.ClientIP()),
+		slog.Int("bytes", max(c.Writer.Size(), 0)),
+	}
+	if msg, ok := c.Get(logErrorKey); ok {
+		attrs = append(attrs, slog.Any("error", msg))
+	}
+	s.log.LogAttrs(ctx, level, "http request", attrs...)
+}
+
+// recovered answers 500 for a handler that panicked and logs the panic
+// with its stack.
+func (s *Server) recovered(c *gin.Context, err any) {
+	s.log.Error("panic serving request",
+		slog.String("method", c.Request.Method),
+		slog.String("path", c.Request.URL.Path),
+		slog.String("panic", fmt.Sprint(err)),
+		slog.String("stack", string(debug.Stack())))
+	s.fail(c, http.StatusInternalServerError, "internal error")
+}
+
+// auth lets a request through when the service is open, when it only
+// reads (GET, HEAD, OPTIONS), or when it carries "Authorization: Bearer
+// <token>" with the configured token. Otherwise it answers 401 and the
+// handler never runs, so nothing of the request is applied. The tokens are
+// compared as SHA-256 hashes in constant time, which hides their length too.
+func (s *Server) auth(c *gin.Context) {
+	if s.cfg.AuthToken == "" {
+		return
+	}
+	switch c.Request.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return
+	}
+	scheme, token, _ := strings.Cut(c.GetHeader("Authorization"), " ")
+	got := sha256.Sum256([]byte(strings.TrimSpace(token)))
+	ok := subtle.ConstantTimeCompare(got[:], s.authHash[:]) == 1
+	if ok && strings.EqualFold(scheme, "Bearer") {
+		return
+	}
+	if c.FullPath() == HeartbeatPath {
+		s.metrics.reject(reasonUnauthorized)
+	}
+	c.Header("WWW-Authenticate", `Bearer realm="slowpeer"`)
+	s.fail(c, http.StatusUnauthorized, "missing or wrong bearer token")
+}

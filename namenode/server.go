@@ -1,0 +1,160 @@
+package namenode
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gin-gonic/gin"
+)
+
+// The paths the Server answers (DESIGN.md, "NameNode-side HTTP API").
+const (
+	HeartbeatPath = "/v1/heartbeat"
+	SlowPeersPath = "/slowpeers"
+	JMXPath       = "/jmx"
+	MetricsPath   = "/metrics"
+	DataNodesPath = "/v1/datanodes"
+)
+
+// Server is the NameNode-side service: it ingests heartbeats into a
+// Tracker and a DataNodes table and answers the HTTP API. It is safe for
+// concurrent use. Build it with New, add other packages' routes with
+// Mount, then Serve (or use Handler with a server of your own, and Run for
+// the periodic Step).
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	now     func() time.Time
+	tracker *Tracker
+	nodes   *DataNodes
+	metrics *serverMetrics
+	engine  *gin.Engine
+	// authHash is sha256(AuthToken), compared in constant time against
+	// the hash of the presented token; unused when AuthToken is empty.
+	authHash [32]byte
+
+	serving atomic.Bool
+	addr    atomic.Pointer[string] // the address Serve listens on
+}
+
+var setGinMode sync.Once
+
+// New returns a Server for cfg, or the error of cfg.Validate.
+func New(cfg Config) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("namenode config: %w", err)
+	}
+	setGinMode.Do(func() { gin.SetMode(gin.ReleaseMode) })
+	s := &Server{
+		cfg:     cfg,
+		log:     cfg.Logger,
+		now:     cfg.Now,
+		tracker: NewTracker(cfg.ReportValidity()),
+		nodes:   NewDataNodes(cfg.DeadAfter()),
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if cfg.AuthToken != "" {
+		s.authHash = sha256.Sum256([]byte(cfg.AuthToken))
+	}
+	s.metrics = newServerMetrics(s)
+
+	e := gin.New()
+	e.HandleMethodNotAllowed = true
+	e.ContextWithFallback = true
+	// Nothing stands in front of the service that it should believe:
+	// the access log shows the peer address, not X-Forwarded-For.
+	if err := e.SetTrustedProxies(nil); err != nil {
+		return nil, fmt.Errorf("namenode: %w", err)
+	}
+	e.Use(s.accessLog, gin.CustomRecoveryWithWriter(nil, s.recovered), s.auth)
+	e.NoRoute(func(c *gin.Context) { s.fail(c, http.StatusNotFound, "no such path") })
+	e.NoMethod(func(c *gin.Context) { s.fail(c, http.StatusMethodNotAllowed, "method not allowed") })
+	e.POST(HeartbeatPath, s.heartbeat)
+	e.GET(SlowPeersPath, s.slowPeers)
+	e.GET(JMXPath, s.jmx)
+	e.GET(MetricsPath, s.serveMetrics)
+	e.GET(DataNodesPath, s.dataNodes)
+	s.engine = e
+	return s, nil
+}
+
+// Mount lets another package add its routes, for instance the HiveServer
+// picker's /rest/hiveserver/send and /v1/hiveservers. They get what every
+// route gets: the access log, panic recovery, the bearer-token check on
+// every POST and a request-duration histogram. Call Mount before Handler
+// or Serve; it panics once the Server serves.
+func (s *Server) Mount(register func(r gin.IRouter)) {
+	if s.serving.Load() {
+		panic("BUG: namenode.Server.Mount called after the server started serving")
+	}
+	register(s.engine)
+}
+
+// Handler returns the Server's HTTP handler. After it, Mount panics.
+func (s *Server) Handler() http.Handler {
+	s.serving.Store(true)
+	return s.engine
+}
+
+// Tracker returns the slow-peer tracker the Server feeds.
+func (s *Server) Tracker() *Tracker { return s.tracker }
+
+// DataNodes returns the Server's DataNode table.
+func (s *Server) DataNodes() *DataNodes { return s.nodes }
+
+// Config returns the Server's configuration.
+func (s *Server) Config() Config { return s.cfg }
+
+// SlowNodes returns the ids of the top MaxSlowPeerCollectNodes slow nodes
+// at now: the set to keep new work away from, as Hadoop's
+// DatanodeManager.getSlowPeersUuidSet collects it for block placement.
+func (s *Server) SlowNodes(now time.Time) []string {
+	top := s.tracker.Top(now, s.cfg.MaxSlowPeerCollectNodes)
+	ids := make([]string, len(top))
+	for i, n := range top {
+		ids[i] = n.Node
+	}
+	return ids
+}
+
+// IsSlowHost reports whether one of SlowNodes(now) runs on host (the host
+// part of a node id, without port).
+func (s *Server) IsSlowHost(now time.Time, host string) bool {
+	for _, id := range s.SlowNodes(now) {
+		if h, _, err := net.SplitHostPort(id); err == nil && h == host {
+			return true
+		}
+	}
+	return false
+}
+
+// hostAndPort is the JMX HostAndPort: the address Serve listens on (else
+// Config.Listen), with an unspecified host replaced by the host name.
+func (s *Server) hostAndPort() string {
+	addr := s.cfg.Listen
+	if p := s.addr.Load(); p != nil {
+		addr = *p
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr
+	}
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		if name, err := os.Hostname(); err == nil {
+			host = name
+		}
+	}
+	return net.JoinHostPort(host, port)
+}

@@ -1,0 +1,217 @@
+package namenode
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/slowpeer/slowpeer/jmx"
+	"github.com/slowpeer/slowpeer/reports"
+)
+
+func TestSlowPeersTop(t *testing.T) {
+	s, _, _ := newTestServer(t, nil)
+	// Seven slow nodes: 10.0.1.k reported by k+1 nodes.
+	for r := range 7 {
+		var peers []string
+		for k := r; k < 7; k++ {
+			peers = append(peers, fmt.Sprintf("10.0.1.%d:9866", k))
+		}
+		mustHeartbeat(t, s, report(fmt.Sprintf("10.0.0.%d:9866", r+2), peers...))
+	}
+	get := func(query string) []reports.SlowNode {
+		t.Helper()
+		w := do(t, s, "GET", SlowPeersPath+query, "")
+		if w.Code != 200 {
+			t.Fatalf("GET /slowpeers%s: %d %s", query, w.Code, w.Body)
+		}
+		var out []reports.SlowNode
+		if err := json.Unmarshal(w.Body.Bytes(), &out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	names := func(ns []reports.SlowNode) []string {
+		var out []string
+		for _, n := range ns {
+			out = append(out, fmt.Sprintf("%s/%d", n.Node, len(n.Reporters)))
+		}
+		return out
+	}
+	// Default N is dfs.datanode.max.nodes.to.report.
+	if got, want := names(get("")), []string{"10.0.1.6:9866/7", "10.0.1.5:9866/6", "10.0.1.4:9866/5", "10.0.1.3:9866/4", "10.0.1.2:9866/3"}; !slices.Equal(got, want) {
+		t.Fatalf("default top = %v, want %v", got, want)
+	}
+	if got := names(get("?top=2")); !slices.Equal(got, []string{"10.0.1.6:9866/7", "10.0.1.5:9866/6"}) {
+		t.Fatalf("top=2: %v", got)
+	}
+	if got := get("?top=100"); len(got) != 7 {
+		t.Fatalf("top=100: %d nodes", len(got))
+	}
+
+	for _, q := range []string{"0", "-1", "abc", "1.5", "1e3", " 5", "100001", "99999999999999999999", ""} {
+		wantError(t, do(t, s, "GET", SlowPeersPath+"?top="+url.QueryEscape(q), ""), http.StatusBadRequest, "top: want a whole number")
+	}
+}
+
+func TestSlowPeersJSONShape(t *testing.T) {
+	s, _, _ := newTestServer(t, nil)
+	if w := do(t, s, "GET", SlowPeersPath, ""); w.Body.String() != "[]" {
+		t.Fatalf("empty /slowpeers = %s, want []", w.Body)
+	}
+	mustHeartbeat(t, s, reports.Heartbeat{Node: "10.0.0.2:9866", SlowPeers: []reports.SlowPeer{
+		{Node: "10.0.0.5:9866", LatencyMs: 35.2, MedianMs: 2.1, MADMs: 0.74, UpperLimitMs: 6.3}}})
+	w := do(t, s, "GET", SlowPeersPath, "")
+	// Field names exactly Hadoop trunk's SlowPeerJsonReport.
+	const want = `[{"SlowNode":"10.0.0.5:9866","SlowPeerLatencyWithReportingNodes":[` +
+		`{"ReportingNode":"10.0.0.2:9866","ReportedLatency":35.2,"MedianLatency":2.1,"MadLatency":0.74,"UpperLimitLatency":6.3}]}]`
+	if w.Body.String() != want {
+		t.Fatalf("/slowpeers =\n%s\nwant\n%s", w.Body, want)
+	}
+}
+
+func TestDataNodesView(t *testing.T) {
+	s, clock, _ := newTestServer(t, nil)
+	t0 := clock.Now()
+	mustHeartbeat(t, s, reports.Heartbeat{Node: "10.0.0.3:9866"})
+	clock.Advance(5 * time.Minute)
+	mustHeartbeat(t, s, reports.Heartbeat{Node: "10.0.0.2:9866"})
+	// Reference: DatanodeManager.isDatanodeDead, dead after
+	// 2 × 5m + 10 × 3s = 10m30s without a heartbeat.
+	clock.Advance(5*time.Minute + 30*time.Second + time.Nanosecond)
+	w := do(t, s, "GET", DataNodesPath, "")
+	want := fmt.Sprintf(`[{"node":"10.0.0.2:9866","state":"live","lastHeartbeat":%d},{"node":"10.0.0.3:9866","state":"dead","lastHeartbeat":%d}]`,
+		t0.Add(5*time.Minute).UnixMilli(), t0.UnixMilli())
+	if w.Code != 200 || w.Body.String() != want {
+		t.Fatalf("/v1/datanodes = %d %s\nwant %s", w.Code, w.Body, want)
+	}
+	s2, _, _ := newTestServer(t, nil)
+	if w := do(t, s2, "GET", DataNodesPath, ""); w.Body.String() != "[]" {
+		t.Fatalf("empty /v1/datanodes = %s", w.Body)
+	}
+}
+
+// getBeans reads /jmx with query and parses it.
+func getBeans(t *testing.T, s *Server, query string) []jmx.Bean {
+	t.Helper()
+	w := do(t, s, "GET", JMXPath+query, "")
+	if w.Code != 200 {
+		t.Fatalf("GET /jmx%s: %d %s", query, w.Code, w.Body)
+	}
+	beans, err := jmx.Parse(w.Body.Bytes())
+	if err != nil {
+		t.Fatalf("GET /jmx%s: %v\n%s", query, err, w.Body)
+	}
+	return beans
+}
+
+func attr(t *testing.T, beans []jmx.Bean, bean, name string) any {
+	t.Helper()
+	b, ok := jmx.Find(beans, bean)
+	if !ok {
+		t.Fatalf("no bean %s", bean)
+	}
+	v, ok := b.Attr(name)
+	if !ok {
+		t.Fatalf("bean %s has no %s", bean, name)
+	}
+	return v
+}
+
+func TestJMX(t *testing.T) {
+	s, clock, _ := newTestServer(t, nil)
+	beans := getBeans(t, s, "?qry="+jmx.NameNodeStatusBean)
+	if len(beans) != 1 {
+		t.Fatalf("qry for one bean gave %d", len(beans))
+	}
+	// Hadoop's SlowPeersReport is a string of JSON, "[]" when empty.
+	if got := attr(t, beans, jmx.NameNodeStatusBean, "SlowPeersReport"); got != "[]" {
+		t.Fatalf("empty SlowPeersReport = %#v, want \"[]\"", got)
+	}
+	if got := attr(t, beans, jmx.NameNodeStatusBean, "State"); got != "active" {
+		t.Fatalf("State = %#v", got)
+	}
+	if got := attr(t, beans, jmx.NameNodeStatusBean, "HostAndPort"); got != s.Config().Listen {
+		t.Fatalf("HostAndPort = %#v, want %s", got, s.Config().Listen)
+	}
+
+	mustHeartbeat(t, s, report("10.0.0.2:9866", "10.0.0.5:9866", "10.0.0.6:9866"))
+	mustHeartbeat(t, s, report("10.0.0.3:9866", "10.0.0.5:9866"))
+	clock.Advance(s.Config().DeadAfter() + time.Second)
+	mustHeartbeat(t, s, report("10.0.0.4:9866", "10.0.0.5:9866"))
+
+	beans = getBeans(t, s, "?qry=Hadoop:service=NameNode,*")
+	if len(beans) != 2 {
+		t.Fatalf("qry=Hadoop:service=NameNode,* gave %d beans", len(beans))
+	}
+	var inJMX []reports.SlowNode
+	if err := json.Unmarshal([]byte(attr(t, beans, jmx.NameNodeStatusBean, "SlowPeersReport").(string)), &inJMX); err != nil {
+		t.Fatal(err)
+	}
+	if want := s.Tracker().Top(clock.Now(), DefaultMaxNodesToReport); !reflect.DeepEqual(inJMX, want) {
+		t.Fatalf("SlowPeersReport = %+v, want %+v", inJMX, want)
+	}
+	for name, want := range map[string]string{"NumLiveDataNodes": "1", "NumDeadDataNodes": "2"} {
+		if got := attr(t, beans, jmx.FSNamesystemStateBean, name); got != json.Number(want) {
+			t.Errorf("%s = %#v, want %s", name, got, want)
+		}
+	}
+	// An unknown bean answers as Hadoop does: an empty list.
+	if beans := getBeans(t, s, "?qry=Hadoop:service=DataNode,name=Nope"); len(beans) != 0 {
+		t.Fatalf("unknown bean gave %d beans", len(beans))
+	}
+}
+
+// TestJMXMatchesHadoop checks the beans against a Hadoop 3 NameNode's
+// /jmx: same modelerType, every attribute Hadoop has that we write has the
+// same JSON type, and NameNodeStatus has all of Hadoop's attributes.
+func TestJMXMatchesHadoop(t *testing.T) {
+	data, err := os.ReadFile("testdata/hadoop-namenode-jmx.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hadoop, err := jmx.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _, _ := newTestServer(t, nil)
+	mustHeartbeat(t, s, report("10.0.0.2:9866", "10.0.0.5:9866"))
+	ours := getBeans(t, s, "")
+	kind := func(v any) string { return fmt.Sprintf("%T", v) }
+	for _, name := range []string{jmx.NameNodeStatusBean, jmx.FSNamesystemStateBean} {
+		h, ok := jmx.Find(hadoop, name)
+		if !ok {
+			t.Fatalf("capture lacks %s", name)
+		}
+		o, ok := jmx.Find(ours, name)
+		if !ok {
+			t.Fatalf("we lack %s", name)
+		}
+		if o.ModelerType != h.ModelerType {
+			t.Errorf("%s: modelerType %q, Hadoop %q", name, o.ModelerType, h.ModelerType)
+		}
+		for _, a := range o.Attrs {
+			hv, ok := h.Attr(a.Name)
+			if !ok {
+				t.Errorf("%s: %s is not in Hadoop's bean", name, a.Name)
+				continue
+			}
+			if hv != nil && kind(hv) != kind(a.Value) {
+				t.Errorf("%s: %s is %s, Hadoop's is %s", name, a.Name, kind(a.Value), kind(hv))
+			}
+		}
+		if name == jmx.NameNodeStatusBean {
+			for _, a := range h.Attrs {
+				if _, ok := o.Attr(a.Name); !ok {
+					t.Errorf("%s: we lack Hadoop's %s", name, a.Name)
+				}
+			}
+		}
+	}
+}
