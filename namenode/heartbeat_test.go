@@ -211,4 +211,3 @@ func BenchmarkHeartbeatHandler(b *testing.B) {
 		})
 	}
 }
-
