@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -95,6 +96,9 @@ func openPicker(t testing.TB, s *Store, cfg Config) *Picker {
 		if *f.d == 0 {
 			*f.d = *f.def
 		}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	p, err := NewPicker(context.Background(), s, cfg)
 	if err != nil {

@@ -108,6 +108,8 @@ type Status struct {
 
 // Servers returns every known HiveServer at now, sorted by name, with
 // SlowHost set for those whose host (reports.Host) is one of slowHosts.
+// Time must not go back between calls: a statement found lost stays lost
+// until its end arrives.
 func (p *Picker) Servers(now time.Time, slowHosts []string) []Status {
 	nowMs := now.UnixMilli()
 	known := map[string]struct{}{}
