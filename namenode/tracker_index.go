@@ -2,7 +2,6 @@ package namenode
 
 import (
 	"strings"
-	"time"
 
 	"github.com/slowpeer/slowpeer/reports"
 )
@@ -16,6 +15,11 @@ import (
 // All entries of one reporter share one arrival time, because a report
 // replaces everything its reporter said before; the time is kept once per
 // reporter, not per entry.
+//
+// A DataNode mostly reports the same slow peers again, in the same order.
+// Replacing a report therefore first updates in place the entries that
+// repeat the earlier report position by position, and looks names up in
+// the earlier report before the name table.
 
 // node is what the Tracker holds for one node id, as a reporter and as a
 // slow node.
@@ -24,12 +28,17 @@ type node struct {
 	live bool // false once released to the free list
 
 	// As a reporter: its current report and when it arrived.
-	arrival time.Time
+	arrival instant
 	sent    []sent
 
 	// As a slow node: who reports it, and a summary cached for reads.
 	by  []by
 	sum summary
+	// stamp is the Report call (Tracker.seq) that last gave this node an
+	// entry, at index stampAt of that reporter's sent list: how a peer
+	// named twice in one report is found.
+	stamp   uint64
+	stampAt uint32
 }
 
 // sent is one entry: what a reporter said of one slow node. The four
@@ -43,10 +52,60 @@ type sent struct {
 	upperLimitMs float64
 }
 
+func (e *sent) set(p *reports.SlowPeer) {
+	e.latencyMs, e.medianMs, e.madMs, e.upperLimitMs = p.LatencyMs, p.MedianMs, p.MADMs, p.UpperLimitMs
+}
+
 // by locates one entry from its slow node's side.
 type by struct {
 	reporter uint32 // id of the reporting node
 	sentAt   uint32 // index of the entry in nodes[reporter].sent
+}
+
+// replaceLocked makes peers, received at arrival, the whole report of
+// reporter r (named reporter), keeping the summaries of the slow nodes it
+// touches up to date. The caller holds t.mu.
+func (t *Tracker) replaceLocked(r uint32, arrival instant, reporter string, peers []reports.SlowPeer) {
+	t.seq++
+	rn := &t.nodes[r]
+	// Keep the entries that repeat the earlier report, position by position.
+	// The earlier report names neither reporter nor any node twice, so
+	// neither can be among them.
+	kept := 0
+	for kept < len(rn.sent) && kept < len(peers) {
+		e, p := &rn.sent[kept], &peers[kept]
+		sn := &t.nodes[e.slow]
+		if sn.name != p.Node {
+			break
+		}
+		sn.sum.replaced(rn.arrival, e.latencyMs, arrival, p.LatencyMs)
+		e.set(p)
+		sn.stamp, sn.stampAt = t.seq, uint32(kept)
+		kept++
+	}
+	t.dropLocked(r, kept)
+	rn.arrival = arrival
+	if kept == 0 {
+		rn.sent = sized(rn.sent, len(peers))
+	}
+	for i := kept; i < len(peers); i++ {
+		p := &peers[i]
+		if p.Node == reporter {
+			continue
+		}
+		var s uint32
+		if i < len(t.touched) && t.nodes[t.touched[i]].name == p.Node {
+			s = t.touched[i] // still interned: releases wait until the end
+		} else {
+			s = t.intern(p.Node)
+		}
+		t.linkLocked(r, s, p)
+	}
+	// Release only now, so that a slow node reported again keeps its id.
+	for _, s := range t.touched {
+		t.releaseIfUnused(s)
+	}
+	t.releaseIfUnused(r)
 }
 
 // shrinkAbove is the capacity above which a list that became at most a
@@ -68,7 +127,7 @@ func (t *Tracker) intern(name string) uint32 {
 		id = uint32(len(t.nodes))
 		t.nodes = append(t.nodes, node{})
 	}
-	t.nodes[id] = node{name: name, live: true}
+	t.nodes[id] = node{name: name, live: true, sum: exact}
 	t.ids[name] = id
 	return id
 }
@@ -86,52 +145,48 @@ func (t *Tracker) releaseIfUnused(id uint32) {
 	t.free = append(t.free, id)
 }
 
-// linkLocked adds the entry "reporter r says p.Node is slow" to r's current
-// report. The caller holds t.mu, has dropped r's earlier report and filtered
-// out p.Node == r's name.
-func (t *Tracker) linkLocked(r uint32, p *reports.SlowPeer) {
-	s := t.intern(p.Node)
+// linkLocked adds the entry "reporter r says slow node s is slow, with the
+// statistics of p" to r's report, or, when this Report call already gave r
+// an entry on s, overwrites its statistics: the last naming wins. The caller
+// holds t.mu and has filtered out s == r.
+func (t *Tracker) linkLocked(r, s uint32, p *reports.SlowPeer) {
 	sn, rn := &t.nodes[s], &t.nodes[r]
-	sn.sum.ok = false
-	if k := len(sn.by); k > 0 && sn.by[k-1].reporter == r {
-		// p.Node came twice in this report: r's entry on s is the last one
-		// added to s, as nothing else is added to s meanwhile. Last wins.
-		e := &rn.sent[sn.by[k-1].sentAt]
-		e.latencyMs, e.medianMs, e.madMs, e.upperLimitMs = p.LatencyMs, p.MedianMs, p.MADMs, p.UpperLimitMs
+	if sn.stamp == t.seq {
+		e := &rn.sent[sn.stampAt]
+		sn.sum.replaced(rn.arrival, e.latencyMs, rn.arrival, p.LatencyMs)
+		e.set(p)
 		return
 	}
+	sn.sum.added(rn.arrival, p.LatencyMs)
+	sn.stamp, sn.stampAt = t.seq, uint32(len(rn.sent))
 	sn.by = append(sn.by, by{reporter: r, sentAt: uint32(len(rn.sent))})
-	rn.sent = append(rn.sent, sent{
-		slow:         s,
-		byAt:         uint32(len(sn.by) - 1),
-		latencyMs:    p.LatencyMs,
-		medianMs:     p.MedianMs,
-		madMs:        p.MADMs,
-		upperLimitMs: p.UpperLimitMs,
-	})
+	rn.sent = append(rn.sent, sent{slow: s, byAt: uint32(len(sn.by) - 1)})
+	rn.sent[len(rn.sent)-1].set(p)
 	t.entries++
 }
 
-// dropLocked removes every entry of reporter r and lists in t.touched the
-// slow nodes it named, for the caller to release once it no longer needs
-// their ids. t.touched keeps its capacity: at most the longest report seen.
-// The caller holds t.mu.
-func (t *Tracker) dropLocked(r uint32) {
-	t.touched = t.touched[:0]
+// dropLocked removes the entries of reporter r from index from on, and
+// lists in t.touched the slow nodes of all its entries, in order, for the
+// caller to release once it no longer needs their ids. t.touched keeps its
+// capacity: at most the longest report seen. The caller holds t.mu.
+func (t *Tracker) dropLocked(r uint32, from int) {
 	rn := &t.nodes[r]
-	for _, e := range rn.sent {
-		t.unlinkLocked(e.slow, e.byAt)
+	t.touched = t.touched[:0]
+	for i, e := range rn.sent {
 		t.touched = append(t.touched, e.slow)
+		if i >= from {
+			t.nodes[e.slow].sum.removed(rn.arrival, e.latencyMs)
+			t.unlinkLocked(e.slow, e.byAt)
+		}
 	}
-	t.entries -= len(rn.sent)
-	rn.sent = rn.sent[:0]
+	t.entries -= len(rn.sent) - from
+	rn.sent = rn.sent[:from]
 }
 
 // unlinkLocked removes position at of slow node s's by list, moving the last
 // one into its place and telling that one's reporter where it went.
 func (t *Tracker) unlinkLocked(s, at uint32) {
 	sn := &t.nodes[s]
-	sn.sum.ok = false
 	last := uint32(len(sn.by) - 1)
 	if at != last {
 		moved := sn.by[last]

@@ -1,67 +1,6 @@
 package namenode
 
-import (
-	"slices"
-	"time"
-)
-
-// summary caches, for one slow node, how many of its reports are valid and
-// their highest latency. It holds for every read time q at which no entry
-// changes validity: q.Sub(oldestValid) < validity when some entry was valid,
-// and q.Sub(newestExpired) >= validity when some had expired. Any change to
-// the node's reporters clears ok. Hadoop's getJsonReports re-filters every
-// entry on every read; with the summary a read rechecks only the slow nodes
-// changed since, or whose oldest valid report has just expired.
-type summary struct {
-	ok            bool
-	anyExpired    bool
-	valid         int
-	maxLatencyMs  float64
-	oldestValid   time.Time
-	newestExpired time.Time
-}
-
-// covers reports whether the summary still holds at now.
-func (s *summary) covers(now time.Time, validity time.Duration) bool {
-	if !s.ok {
-		return false
-	}
-	if s.valid > 0 && now.Sub(s.oldestValid) >= validity {
-		return false
-	}
-	if s.anyExpired && now.Sub(s.newestExpired) < validity {
-		return false
-	}
-	return true
-}
-
-// summarizeLocked returns the number of valid reports on slow node id at now
-// and the highest latency among them. The caller holds t.mu.
-func (t *Tracker) summarizeLocked(now time.Time, id uint32) (valid int, maxLatencyMs float64) {
-	n := &t.nodes[id]
-	s := &n.sum
-	if s.covers(now, t.validity) {
-		return s.valid, s.maxLatencyMs
-	}
-	*s = summary{ok: true}
-	for _, b := range n.by {
-		r := &t.nodes[b.reporter]
-		if !t.valid(now, r.arrival) {
-			if !s.anyExpired || r.arrival.After(s.newestExpired) {
-				s.anyExpired, s.newestExpired = true, r.arrival
-			}
-			continue
-		}
-		if lat := r.sent[b.sentAt].latencyMs; s.valid == 0 || lat > s.maxLatencyMs {
-			s.maxLatencyMs = lat
-		}
-		if s.valid == 0 || r.arrival.Before(s.oldestValid) {
-			s.oldestValid = r.arrival
-		}
-		s.valid++
-	}
-	return s.valid, s.maxLatencyMs
-}
+import "slices"
 
 // rank is a slow node's place in Top.
 type rank struct {
@@ -86,7 +25,7 @@ func (t *Tracker) before(a, b rank) bool {
 // t.best. It keeps them in a heap with the worst of them on top, so a read
 // costs one pass over the slow nodes and log n per node that gets in.
 // The caller holds t.mu.
-func (t *Tracker) selectLocked(now time.Time, n int) []rank {
+func (t *Tracker) selectLocked(now instant, n int) []rank {
 	h := t.best[:0]
 	for i := range t.nodes {
 		if len(t.nodes[i].by) == 0 {

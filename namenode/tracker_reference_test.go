@@ -121,9 +121,9 @@ func (n *naiveTracker) Entries() int {
 // validity of 10 s, so that reads fall exactly on the validity boundary, and
 // now and then go back a little, as concurrent requests can.
 func TestTrackerMatchesReference(t *testing.T) {
-	sequences, steps := 3000, 80
+	sequences, steps := 2000, 60
 	if testing.Short() {
-		sequences = 300
+		sequences = 200
 	}
 	const validity = 10 * time.Second
 	names := []string{"a:1", "b:1", "c:1", "d:1", "e:1", "f:1"}
@@ -131,7 +131,7 @@ func TestTrackerMatchesReference(t *testing.T) {
 	for seq := range sequences {
 		rng := rand.New(rand.NewPCG(uint64(seq), 7))
 		tr, ref := NewTracker(validity), newNaiveTracker(validity)
-		clock := t0
+		clock := trackerT0
 		var log []string // the operations so far, to reproduce a failure
 		fail := func(format string, args ...any) {
 			t.Helper()
@@ -143,13 +143,13 @@ func TestTrackerMatchesReference(t *testing.T) {
 			if rng.IntN(5) == 0 {
 				now = now.Add(-time.Duration(rng.IntN(3)) * time.Second)
 			}
-			when := now.Sub(t0)
+			when := now.Sub(trackerT0)
 			switch op := rng.IntN(10); {
 			case op < 4:
 				reporter := names[rng.IntN(len(names))]
 				peers := make([]reports.SlowPeer, rng.IntN(5))
 				for i := range peers {
-					peers[i] = peer(names[rng.IntN(len(names))], latencies[rng.IntN(len(latencies))])
+					peers[i] = trackerPeer(names[rng.IntN(len(names))], latencies[rng.IntN(len(latencies))])
 				}
 				log = append(log, fmt.Sprintf("+%v Report(%s, %v)", when, reporter, peers))
 				tr.Report(now, reporter, peers)
