@@ -11,7 +11,7 @@ import (
 // GOMAXPROCS) record into 1 000 known peers, each walking them from its
 // own starting point. Compare ns/op across -cpu 1,2:
 //
-//	go test -run '^$' -bench AddSendPacketDownstream -benchmem -cpu 1,2 ./datanode
+//	go test -run '^$' -bench 'AddSendPacketDownstream|TimeNow' -benchmem -cpu 1,2 ./datanode
 func BenchmarkAddSendPacketDownstream(b *testing.B) {
 	m := NewPeerMetrics(DefaultConfig())
 	peers := make([]string, 1000)
@@ -29,6 +29,40 @@ func BenchmarkAddSendPacketDownstream(b *testing.B) {
 			if i++; i == len(peers) {
 				i = 0
 			}
+		}
+	})
+}
+
+// BenchmarkAddSendPacketDownstreamAt is the same with the caller's own
+// timestamp, the one it took when the ack arrived: one clock read fewer.
+func BenchmarkAddSendPacketDownstreamAt(b *testing.B) {
+	m := NewPeerMetrics(DefaultConfig())
+	now := time.Now()
+	peers := make([]string, 1000)
+	for i := range peers {
+		peers[i] = peerID(i)
+		m.AddSendPacketDownstreamAt(now, peers[i], time.Millisecond)
+	}
+	var start atomic.Int64
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		i := int(start.Add(397)) % len(peers)
+		for pb.Next() {
+			m.AddSendPacketDownstreamAt(now, peers[i], 1500*time.Microsecond)
+			if i++; i == len(peers) {
+				i = 0
+			}
+		}
+	})
+}
+
+// BenchmarkTimeNow is the clock read AddSendPacketDownstream makes, the
+// baseline to compare it with in the same run.
+func BenchmarkTimeNow(b *testing.B) {
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			_ = time.Now()
 		}
 	})
 }

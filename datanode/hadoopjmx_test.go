@@ -2,14 +2,18 @@ package datanode
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/slowpeer/slowpeer/reports"
 )
 
 // jmxServer serves the fixture named by *doc (under testdata/) at /jmx,
@@ -157,4 +161,32 @@ func TestPeerLatenciesPortClash(t *testing.T) {
 	if _, err := peerLatencies([]byte(doc), 9866); err == nil || !strings.Contains(err.Error(), "two peers become 10.0.0.3:9866") {
 		t.Fatalf("two ports of one host made one = %v, want an error", err)
 	}
+}
+
+// FuzzPeerLatencies: a /jmx document gives an error or latencies every one
+// of which is a finite number ≥ 0 under a valid node id, with the port
+// asked for.
+func FuzzPeerLatencies(f *testing.F) {
+	for _, name := range []string{"dn-slow-peer.json", "dn-no-peers.json", "dn-bad-avg.json"} {
+		data, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data, uint16(9866))
+		f.Add(data, uint16(0))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, port uint16) {
+		lat, err := peerLatencies(data, int(port))
+		if err != nil {
+			return
+		}
+		for peer, ms := range lat {
+			if reports.ValidateNode(peer) != nil || reports.ValidateLatency(ms) != nil {
+				t.Fatalf("peer %q at %v ms accepted", peer, ms)
+			}
+			if _, p, _ := net.SplitHostPort(peer); port != 0 && p != strconv.Itoa(int(port)) {
+				t.Fatalf("peer %q does not have port %d", peer, port)
+			}
+		}
+	})
 }

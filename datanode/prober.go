@@ -145,7 +145,8 @@ func (p *prober) write(ctx context.Context, pipeline []string) error {
 			return fmt.Errorf("%w: packet %d: %s", errDownstream, seq, a.Status)
 		}
 		if len(pipeline) == 1 {
-			p.metrics.AddSendPacketDownstream(pipeline[0], time.Since(start))
+			end := time.Now()
+			p.metrics.AddSendPacketDownstreamAt(end, pipeline[0], end.Sub(start))
 			p.counters.latenciesRecorded.Add(1)
 		}
 	}

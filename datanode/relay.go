@@ -270,7 +270,8 @@ func (s *dataServer) mirror(down net.Conn, pkt []byte, seq uint32, waitAck time.
 	}
 	s.counters.probeBytesReceived.Add(ackBytes)
 	if a.Status == ackOK && len(targets) == 1 {
-		s.metrics.AddSendPacketDownstream(targets[0], time.Since(start))
+		end := time.Now()
+		s.metrics.AddSendPacketDownstreamAt(end, targets[0], end.Sub(start))
 		s.counters.latenciesRecorded.Add(1)
 	}
 	return a, nil

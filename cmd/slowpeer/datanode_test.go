@@ -188,3 +188,22 @@ func TestDatanodeRuns(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDatanodeConfig: whatever the flags and a -D value, the agent's
+// configuration is an error or a Config that passes Validate.
+func FuzzDatanodeConfig(f *testing.F) {
+	f.Add("10.0.0.2:9866", "http://nn1:9870,http://nn2:9870", "10.0.0.3:9866,10.0.0.4:9866", "", "slowpeer.probe.packet.size", "64k")
+	f.Add("h:1", "https://nn", "", "http://dn:9864/jmx", "dfs.heartbeat.interval", "5")
+	f.Add("h:1", "http://nn", "a:1,,b:2", "", "dfs.datanode.slowpeer.low.threshold.ms", "1e308")
+	f.Fuzz(func(t *testing.T, id, namenodes, peers, jmx, key, value string) {
+		fl := datanodeFlags{id: id, namenodes: namenodes, peers: peers, hadoopJMX: jmx}
+		fl.conf.defs = []string{key + "=" + value}
+		cfg, err := fl.config()
+		if err != nil {
+			return
+		}
+		if err := cfg.Validate(); err != nil {
+			t.Fatalf("config() accepted what Validate refuses: %v", err)
+		}
+	})
+}
