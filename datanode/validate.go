@@ -1,0 +1,144 @@
+package datanode
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+
+	"github.com/slowpeer/slowpeer/reports"
+)
+
+// Validate returns the first broken rule of c, in plain words, or nil.
+func (c Config) Validate() error {
+	if err := reports.ValidateNode(c.ID); err != nil {
+		return fmt.Errorf("id: %w", err)
+	}
+	if len(c.NameNodes) == 0 {
+		return errors.New("namenode: at least one NameNode-side service URL is needed")
+	}
+	seen := map[string]bool{}
+	for _, u := range c.NameNodes {
+		if err := validateURL(u, false); err != nil {
+			return fmt.Errorf("namenode: %w", err)
+		}
+		if seen[u] {
+			return fmt.Errorf("namenode: %q is listed twice", u)
+		}
+		seen[u] = true
+	}
+	if err := c.validateSources(); err != nil {
+		return err
+	}
+	if err := c.validateMetrics(); err != nil {
+		return err
+	}
+	if err := c.validateProbes(); err != nil {
+		return err
+	}
+	switch {
+	case c.HeartbeatInterval <= 0:
+		return fmt.Errorf("dfs.heartbeat.interval: %v is not positive", c.HeartbeatInterval)
+	case c.ReportInterval <= 0:
+		return fmt.Errorf("dfs.datanode.outliers.report.interval: %v is not positive", c.ReportInterval)
+	case c.MaxRetryBackoff < c.HeartbeatInterval:
+		return fmt.Errorf("slowpeer.heartbeat.max.backoff: %v is shorter than dfs.heartbeat.interval %v", c.MaxRetryBackoff, c.HeartbeatInterval)
+	case c.HadoopJMX != "" && c.HadoopJMXInterval <= 0:
+		return fmt.Errorf("slowpeer.hadoop.jmx.interval: %v is not positive", c.HadoopJMXInterval)
+	case c.HadoopJMXPeerPort < 0 || c.HadoopJMXPeerPort > 65535:
+		return fmt.Errorf("slowpeer.hadoop.jmx.peer.port: %d is outside [0, 65535]", c.HadoopJMXPeerPort)
+	}
+	return nil
+}
+
+func (c Config) validateSources() error {
+	if c.DataListener == nil && c.DataListen != "" {
+		if _, _, err := net.SplitHostPort(c.DataListen); err != nil {
+			return fmt.Errorf("data-listen: %q is not host:port", c.DataListen)
+		}
+	}
+	seen := map[string]bool{}
+	for _, p := range c.Peers {
+		if err := reports.ValidateNode(p); err != nil {
+			return fmt.Errorf("peers: %w", err)
+		}
+		if seen[p] {
+			return fmt.Errorf("peers: %q is listed twice", p)
+		}
+		seen[p] = true
+	}
+	if c.HadoopJMX != "" {
+		if err := validateURL(c.HadoopJMX, true); err != nil {
+			return fmt.Errorf("hadoop-jmx: %w", err)
+		}
+		if len(c.Peers) > 0 {
+			return errors.New("hadoop-jmx and peers are two latency sources: give one")
+		}
+		if c.PeerMetrics != nil {
+			return errors.New("hadoop-jmx and an embedded PeerMetrics are two latency sources: give one")
+		}
+	}
+	if c.FaultReceiveDelay < 0 {
+		return fmt.Errorf("fault-receive-delay: %v is negative", c.FaultReceiveDelay)
+	}
+	return nil
+}
+
+func (c Config) validateMetrics() error {
+	switch {
+	case c.MinOutlierDetectionSamples < 0:
+		return fmt.Errorf("dfs.datanode.peer.metrics.min.outlier.detection.samples: %d is negative", c.MinOutlierDetectionSamples)
+	case c.MinOutlierDetectionNodes < 1:
+		return fmt.Errorf("dfs.datanode.min.outlier.detection.nodes: %d is less than 1", c.MinOutlierDetectionNodes)
+	case c.LowThreshold < 0:
+		return fmt.Errorf("dfs.datanode.slowpeer.low.threshold.ms: %v is negative", c.LowThreshold)
+	case c.RollingWindow <= 0:
+		return fmt.Errorf("slowpeer.rolling.window: %v is not positive", c.RollingWindow)
+	case c.RollingWindows < 1:
+		return fmt.Errorf("slowpeer.rolling.windows: %d is less than 1", c.RollingWindows)
+	}
+	return nil
+}
+
+func (c Config) validateProbes() error {
+	switch {
+	case c.ProbeInterval <= 0:
+		return fmt.Errorf("slowpeer.probe.interval: %v is not positive", c.ProbeInterval)
+	case c.ProbePackets < 1 || c.ProbePackets > MaxProbePackets:
+		return fmt.Errorf("slowpeer.probe.packets: %d is outside [1, %d]", c.ProbePackets, MaxProbePackets)
+	case c.ProbePacketBytes < 1 || c.ProbePacketBytes > MaxProbePacketBytes:
+		return fmt.Errorf("slowpeer.probe.packet.size: %d is outside [1, %d]", c.ProbePacketBytes, MaxProbePacketBytes)
+	case c.ProbeMaxBytesPerSecond < 1:
+		return fmt.Errorf("slowpeer.probe.max.bandwidth: %d is less than 1", c.ProbeMaxBytesPerSecond)
+	case c.ProbeTimeout <= 0:
+		return fmt.Errorf("slowpeer.probe.timeout: %v is not positive", c.ProbeTimeout)
+	}
+	if bps := c.ProbeBytesPerSecond(); bps > float64(c.ProbeMaxBytesPerSecond) {
+		return fmt.Errorf("probes would send %.0f bytes/s (slowpeer.probe.packets %d × slowpeer.probe.packet.size %d / slowpeer.probe.interval %v), more than slowpeer.probe.max.bandwidth %d",
+			bps, c.ProbePackets, c.ProbePacketBytes, c.ProbeInterval, c.ProbeMaxBytesPerSecond)
+	}
+	return nil
+}
+
+// validateURL reports an error unless s is an absolute http or https URL
+// with a host, without user information or a fragment, and without a query
+// unless query is true.
+func validateURL(s string, query bool) error {
+	u, err := url.Parse(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a URL", s)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Errorf("%q is not an http or https URL", s)
+	}
+	if u.Host == "" {
+		return fmt.Errorf("%q has no host", s)
+	}
+	if u.User != nil || u.Fragment != "" {
+		return fmt.Errorf("%q carries user information or a fragment", s)
+	}
+	if !query && (u.RawQuery != "" || u.ForceQuery) {
+		return fmt.Errorf("%q has a query; give the service's base URL", s)
+	}
+	return nil
+}
