@@ -156,6 +156,9 @@ func (p *Picker) commitBatch(batch []*request) {
 // workload, or marks it stale, so memory never drifts from the store.
 func (p *Picker) commit(ctx context.Context, events []Event) ([]change, error) {
 	changes, err := p.store.commit(ctx, events)
+	if err == nil {
+		p.commits.Add(1)
+	}
 	var ce *commitError
 	if errors.As(err, &ce) && ce.uncertain {
 		p.stale = true

@@ -36,10 +36,10 @@ func (p *Picker) SendHandler() http.Handler {
 			writeError(w, http.StatusBadRequest, errors.New("want a form body, Content-Type application/x-www-form-urlencoded"))
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, MaxSendBytes)
+		r.Body = http.MaxBytesReader(w, r.Body, p.maxSendBytes)
 		if err := r.ParseForm(); err != nil {
 			if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-				writeError(w, http.StatusRequestEntityTooLarge, fmt.Errorf("body over %d bytes", MaxSendBytes))
+				writeError(w, http.StatusRequestEntityTooLarge, fmt.Errorf("body over %d bytes", p.maxSendBytes))
 				return
 			}
 			writeError(w, http.StatusBadRequest, fmt.Errorf("read form: %w", err))

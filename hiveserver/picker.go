@@ -43,12 +43,25 @@ type Picker struct {
 	done      chan struct{}
 	stale     bool // only the committer reads and writes it
 
-	events, picks, picksFailed atomic.Uint64
+	maxSendBytes int64 // MaxSendBytes; tests lower it
+
+	events, commits, picks, picksFailed atomic.Uint64
 }
 
 // NewPicker loads the workload from store and starts the goroutine that
 // commits events; Close stops it.
 func NewPicker(ctx context.Context, store *Store, cfg Config) (*Picker, error) {
+	p, err := newPicker(ctx, store, cfg)
+	if err != nil {
+		return nil, err
+	}
+	go p.run()
+	return p, nil
+}
+
+// newPicker is NewPicker without the committer, for tests that drive
+// commitBatch themselves.
+func newPicker(ctx context.Context, store *Store, cfg Config) (*Picker, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("hiveserver config: %w", err)
 	}
@@ -68,6 +81,8 @@ func NewPicker(ctx context.Context, store *Store, cfg Config) (*Picker, error) {
 		refreshes: make(chan chan error),
 		closing:   make(chan struct{}),
 		done:      make(chan struct{}),
+
+		maxSendBytes: MaxSendBytes,
 	}
 	if p.log == nil {
 		p.log = slog.Default()
@@ -82,7 +97,6 @@ func NewPicker(ctx context.Context, store *Store, cfg Config) (*Picker, error) {
 		p.sources = append(p.sources, Static(slices.Clone(cfg.Servers)))
 	}
 	p.sources = append(p.sources, cfg.Sources...)
-	go p.run()
 	return p, nil
 }
 
@@ -241,6 +255,9 @@ type Counters struct {
 	// Events counts the events Ingest stored (including repeats that
 	// changed nothing).
 	Events uint64
+	// Commits counts the transactions that stored them (group commit
+	// makes it less than Events under load).
+	Commits uint64
 	// Picks counts the picks that returned a HiveServer.
 	Picks uint64
 	// PicksFailed counts the picks with none eligible.
@@ -249,7 +266,7 @@ type Counters struct {
 
 // Counters returns the Picker's counters.
 func (p *Picker) Counters() Counters {
-	return Counters{Events: p.events.Load(), Picks: p.picks.Load(), PicksFailed: p.picksFailed.Load()}
+	return Counters{Events: p.events.Load(), Commits: p.commits.Load(), Picks: p.picks.Load(), PicksFailed: p.picksFailed.Load()}
 }
 
 // Lost returns how many statements, on all HiveServers known or not, are

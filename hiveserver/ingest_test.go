@@ -1,0 +1,172 @@
+package hiveserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Many concurrent Ingest calls: every event is stored, and a restart on
+// the same store sees the same workload.
+func TestIngestConcurrent(t *testing.T) {
+	forEachStore(t, func(t *testing.T, dsn string) {
+		s := openStore(t, dsn)
+		p := openPicker(t, s, Config{})
+		const workers, perWorker = 16, 40
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Go(func() {
+				server := fmt.Sprintf("hs%d:10000", w%4)
+				for i := range perWorker {
+					id := fmt.Sprintf("w%d-q%d", w, i)
+					e := ev(server, PreExec, id, fmt.Sprintf("job%d", i%3), at(time.Duration(i)*time.Second))
+					if err := p.Ingest(context.Background(), e); err != nil {
+						t.Error(err)
+						return
+					}
+					if i%2 == 0 { // half of them end
+						e.Hook, e.TimeMs = PostExec, e.TimeMs+1000
+						if err := p.Ingest(context.Background(), e); err != nil {
+							t.Error(err)
+							return
+						}
+					}
+				}
+			})
+		}
+		wg.Wait()
+		if n := countRows(t, s); n != workers*perWorker {
+			t.Fatalf("%d rows, want %d", n, workers*perWorker)
+		}
+		now := t0.Add(time.Minute)
+		before := p.Servers(now, nil)
+		total := 0
+		for _, st := range before {
+			total += st.Running
+		}
+		if total != workers*perWorker/2 {
+			t.Fatalf("running %d, want %d: %+v", total, workers*perWorker/2, before)
+		}
+		c := p.Counters()
+		if c.Events != workers*perWorker*3/2 || c.Commits == 0 || c.Commits > c.Events {
+			t.Errorf("counters %+v", c)
+		}
+		p.Close()
+		p2 := openPicker(t, s, Config{})
+		if after := p2.Servers(now, nil); !reflect.DeepEqual(after, before) {
+			t.Errorf("after restart\n got %+v\nwant %+v", after, before)
+		}
+	})
+}
+
+// poison makes the store refuse one queryId, as a database error would.
+var poison = map[string]string{
+	"sqlite": `CREATE TRIGGER poison BEFORE INSERT ON hive_queries WHEN NEW.queryId = 'poison'
+		BEGIN SELECT RAISE(ABORT, 'poisoned'); END`,
+	"mysql": `CREATE TRIGGER poison BEFORE INSERT ON hive_queries FOR EACH ROW
+		BEGIN IF NEW.queryId = 'poison' THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'poisoned'; END IF; END`,
+}
+
+// A batch shares one transaction; when it fails, each event is tried
+// alone, so one bad event fails alone and the workload has the others.
+func TestCommitBatch(t *testing.T) {
+	forEachStore(t, func(t *testing.T, dsn string) {
+		s := openStore(t, dsn)
+		if _, err := s.db.ExecContext(context.Background(), poison[s.d.name]); err != nil {
+			t.Fatal(err)
+		}
+		p, err := newPicker(context.Background(), s, Config{
+			QueryTimeout: time.Hour, MinRemaining: time.Second, DefaultCost: time.Minute, ServerExpiry: time.Hour,
+			Logger: slog.New(slog.DiscardHandler),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var batch []*request
+		for _, id := range []string{"a", "b", "c"} {
+			batch = append(batch, &request{ev: ev("hs:1", PreExec, id, "", at(0)), done: make(chan error, 1)})
+		}
+		p.commitBatch(batch)
+		for _, r := range batch {
+			if err := <-r.done; err != nil {
+				t.Fatal(err)
+			}
+		}
+		if c := p.Counters(); c.Commits != 1 || c.Events != 3 {
+			t.Fatalf("one batch of three: %+v", c)
+		}
+		batch = batch[:0]
+		for _, id := range []string{"d", "poison", "e"} {
+			batch = append(batch, &request{ev: ev("hs:1", PreExec, id, "", at(0)), done: make(chan error, 1)})
+		}
+		p.commitBatch(batch)
+		for i, want := range []string{"", "poisoned", ""} {
+			err := <-batch[i].done
+			if want == "" && err != nil || want != "" && (err == nil || !strings.Contains(err.Error(), want)) {
+				t.Errorf("event %d: %v, want %q", i, err, want)
+			}
+		}
+		if st := p.Servers(t0, nil); len(st) != 1 || st[0].Running != 5 {
+			t.Errorf("workload %+v, want 5 running", st)
+		}
+		if n := countRows(t, s); n != 5 {
+			t.Errorf("%d rows, want 5", n)
+		}
+	})
+}
+
+func TestIngestRefuses(t *testing.T) {
+	s := openStore(t, sqliteDSN(t))
+	p := openPicker(t, s, Config{})
+	bad := ev("hs:1", "START", "q", "", at(0))
+	if err := p.Ingest(context.Background(), bad); err == nil || !strings.Contains(err.Error(), "field hook") {
+		t.Errorf("invalid event: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := p.Ingest(ctx, ev("hs:1", PreExec, "q", "", at(0))); !errors.Is(err, context.Canceled) {
+		// The queue has room, so the event may have gone in; either way
+		// the caller learns nothing was promised.
+		if err != nil {
+			t.Errorf("cancelled context: %v", err)
+		}
+	}
+	p.Close()
+	if err := p.Ingest(context.Background(), ev("hs:1", PreExec, "q2", "", at(0))); !errors.Is(err, ErrClosed) {
+		t.Errorf("after Close: %v", err)
+	}
+	if err := p.Refresh(context.Background()); !errors.Is(err, ErrClosed) {
+		t.Errorf("Refresh after Close: %v", err)
+	}
+	if err := p.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+}
+
+// Two service replicas on one store: the second sees the first's events
+// after a Refresh.
+func TestRefreshSharedStore(t *testing.T) {
+	forEachStore(t, func(t *testing.T, dsn string) {
+		s1, s2 := openStore(t, dsn), openStore(t, dsn)
+		p1, p2 := openPicker(t, s1, Config{}), openPicker(t, s2, Config{})
+		ingest(t, p1, ev("hs:1", PreExec, "q1", "", at(0)), ev("hs:1", PreExec, "q2", "", at(0)))
+		ingest(t, p2, ev("hs:1", PostExec, "q1", "", at(time.Second)))
+		if err := p2.Refresh(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if err := p1.Refresh(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		for i, p := range []*Picker{p1, p2} {
+			if st := p.Servers(t0, nil); len(st) != 1 || st[0].Running != 1 {
+				t.Errorf("replica %d: %+v, want q2 alone running", i+1, st)
+			}
+		}
+	})
+}
