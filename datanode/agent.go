@@ -19,7 +19,8 @@ import (
 //
 // Several agents may run in one process (a demo runs a dozen on
 // loopback), each with its own Config. An Agent is safe for concurrent
-// use; Run may be called once.
+// use; Run may be called once. Its zero value is not usable; construct it
+// with New.
 type Agent struct {
 	cfg     Config
 	log     *slog.Logger

@@ -23,8 +23,10 @@ import (
 //
 // The targets are the nodes after the receiver, in pipeline order: the
 // receiver forwards the block to the first of them with the rest, as HDFS's
-// writeBlock passes the remaining targets down the pipeline. Each receiver
-// verifies every packet's checksum (HDFS verifies on the last node only);
+// writeBlock passes the remaining targets down the pipeline. A packet
+// carries one CRC32C of its whole payload (HDFS: one per 512-byte chunk,
+// dfs.bytes-per-checksum). Each receiver verifies every packet's checksum
+// (HDFS verifies on the last node only);
 // an ack is sent upstream only after the downstream node acknowledged the
 // same packet, as HDFS's PacketResponder does.
 const (
