@@ -29,13 +29,19 @@
 // With fewer than MinResources latencies (dfs.datanode.min.outlier.detection.nodes,
 // 10 by default) the test is skipped and nothing is an outlier.
 //
-// Hadoop sorts the latencies, then sorts the deviations, O(n log n) with
-// two fresh lists per call. A [Detector] finds the same order statistics by
-// selection (introselect: expected O(n), O(n log n) at worst) in a scratch
-// buffer it keeps, so that it allocates nothing once warm. The order
-// statistics are the same values whatever the method, and the arithmetic on
-// them is Java's step by step, so every answer equals Hadoop's; the tests
-// check it against a plain sort-based copy of Hadoop's code. The one place
-// where a Java answer could differ is a zero median made of -0 values, which
-// Java reports as -0.0: a Detector reads -0 as +0.
+// Hadoop sorts the latencies, then sorts the deviations: O(n log n), with
+// fresh lists on every call. A [Detector] finds the same order statistics
+// without sorting, in scratch buffers it keeps, so that it allocates
+// nothing once warm: a few values it sorts by insertion; up to about a
+// thousand it selects (introselect: quickselect falling back to a sort
+// after too many rounds, so expected O(n) and O(n log n) at worst); beyond
+// that it first guesses from a sample two values that enclose the median
+// and keeps only the values between them, in one pass (Floyd and Rivest,
+// "Expected time bounds for selection", CACM 18(3), 1975), and selects
+// among those. An order statistic is the same value whichever way it is
+// found, and the arithmetic on it is Java's step by step, so every answer
+// equals Hadoop's bit for bit; the tests check it against a plain
+// sort-based copy of Hadoop's code. The one place a Java answer could
+// differ is a zero median made of -0 values, which Java reports as -0.0: a
+// Detector reads -0 as +0.
 package outlier

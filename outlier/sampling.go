@@ -31,8 +31,8 @@ func medianBracket(sample []uint64, n int) bracket {
 	// Floyd–Rivest's margin: a few standard deviations of the sample
 	// rank of the population's median.
 	delta := int(math.Sqrt(float64(s)*math.Log(float64(n)))*bracketScale) + 1
-	j1 := lo*s/n - delta
-	j2 := hi*s/n + delta
+	j1 := int(int64(lo)*int64(s)/int64(n)) - delta // int64: lo*s overflows 32 bits
+	j2 := int(int64(hi)*int64(s)/int64(n)) + delta
 	b := bracket{lo: 0, hi: math.MaxUint64} // an open end cannot miss
 	if j2 < s-1 {
 		selectKth(sample, j2, selectBudget(s))
@@ -47,8 +47,10 @@ func medianBracket(sample []uint64, n int) bracket {
 }
 
 // bracketScale scales the margin of medianBracket: wider means more
-// candidates, narrower more misses (about 1 in 1000 at 0.5 with the sample
-// sizes of sampleSize).
+// candidates, narrower more misses. At 0.5, on random latencies, a few
+// brackets in 1000 miss at n = 1024 and next to none from n = 10 000 on,
+// while the candidates are about 28 % of the input at n = 1024, 14 % at
+// 10 000 and 8 % at 100 000.
 const bracketScale = 0.5
 
 // sampleSize is how many of n keys medianBracket samples: n^(2/3), which
@@ -71,12 +73,12 @@ func medianRanks(n int) (lo, hi int) {
 }
 
 // keep compacts the candidate k into cand: it counts k into below when
-// k < b.lo, and writes it at cand[c] and advances c when b.lo ≤ k ≤ b.hi;
+// k < lo, and writes it at cand[c] and advances c when lo ≤ k ≤ lo+width;
 // without a branch, since which happens is unpredictable.
-func (b bracket) keep(cand []uint64, c, below int, k uint64) (int, int) {
+func keep(cand []uint64, c, below int, k, lo, width uint64) (int, int) {
 	cand[c] = k
-	_, out := bits.Sub64(b.hi-b.lo, k-b.lo, 0) // k-b.lo wraps when k < b.lo
-	_, less := bits.Sub64(k, b.lo, 0)
+	d, less := bits.Sub64(k, lo, 0) // d wraps around when k < lo
+	_, out := bits.Sub64(width, d, 0)
 	return c + 1 - int(out), below + int(less)
 }
 
@@ -114,9 +116,10 @@ func (d *Detector) sampledMedian(samples []Sample) (float64, bool) {
 		sample[i] = key(samples[i*stride+stride/2].LatencyMs)
 	}
 	b := medianBracket(sample, n)
+	lo, width := b.lo, b.hi-b.lo
 	cand, c, below := d.keys[:n], 0, 0
 	for i := range samples {
-		c, below = b.keep(cand, c, below, key(samples[i].LatencyMs))
+		c, below = keep(cand, c, below, key(samples[i].LatencyMs), lo, width)
 	}
 	return medianOfCandidates(cand[:c], n, below)
 }
@@ -131,9 +134,10 @@ func (d *Detector) sampledMedianDeviation(samples []Sample, median float64) (flo
 		sample[i] = key(math.Abs(samples[i*stride+stride/2].LatencyMs - median))
 	}
 	b := medianBracket(sample, n)
+	lo, width := b.lo, b.hi-b.lo
 	cand, c, below := d.keys[:n], 0, 0
 	for i := range samples {
-		c, below = b.keep(cand, c, below, key(math.Abs(samples[i].LatencyMs-median)))
+		c, below = keep(cand, c, below, key(math.Abs(samples[i].LatencyMs-median)), lo, width)
 	}
 	return medianOfCandidates(cand[:c], n, below)
 }

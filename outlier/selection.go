@@ -202,7 +202,7 @@ func partitionLessEq(a []uint64, p uint64) int {
 // the median of three such medians.
 func pivot(a []uint64) uint64 {
 	n := len(a)
-	if n < 128 {
+	if n < 64 {
 		return median3(a[0], a[n/2], a[n-1])
 	}
 	s := n / 8
