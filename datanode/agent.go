@@ -74,7 +74,8 @@ func New(cfg Config) (*Agent, error) {
 func (a *Agent) ID() string { return a.cfg.ID }
 
 // PeerMetrics returns the agent's per-peer latencies: Config.PeerMetrics
-// or the agent's own. With Config.HadoopJMX set it stays empty.
+// or the agent's own. With Config.HadoopJMX set, reports come from the
+// Hadoop DataNode instead, and it holds only what a data port timed.
 func (a *Agent) PeerMetrics() *PeerMetrics { return a.metrics }
 
 // Stats returns the agent's counters.
