@@ -35,16 +35,17 @@ import (
 type Tracker struct {
 	validity time.Duration
 
-	mu      sync.Mutex
-	epoch   time.Time         // the first time passed in; instants count from it
-	started bool              // epoch is set
-	ids     map[string]uint32 // node name -> index in nodes
-	nodes   []node            // by id; released slots are reused through free
-	free    []uint32          // released ids, reused before nodes grows
-	entries int               // (slow node, reporter) entries held
-	touched []uint32          // scratch: the slow nodes of the report being replaced
-	best    []rank            // scratch: Top's selection heap
-	seq     uint64            // number of Report calls, stamps their entries
+	mu       sync.Mutex
+	epoch    time.Time         // the first time passed in; instants count from it
+	started  bool              // epoch is set
+	ids      map[string]uint32 // node name -> index in nodes
+	nodes    []node            // by id; released slots are reused through free
+	arrivals []instant         // by id: when the node's current report arrived
+	free     []uint32          // released ids, reused before nodes grows
+	entries  int               // (slow node, reporter) entries held
+	touched  []uint32          // scratch: the slow nodes of the report being replaced
+	best     []rank            // scratch: Top's selection heap
+	seq      uint64            // number of Report calls, stamps their entries
 }
 
 // NewTracker returns an empty Tracker in which a report stays valid for
@@ -124,13 +125,12 @@ func (t *Tracker) Expire(now time.Time) int {
 	defer t.mu.Unlock()
 	at := t.instant(now)
 	deleted := 0
-	for i := range t.nodes {
+	for i, arrival := range t.arrivals {
 		r := uint32(i)
-		rn := &t.nodes[r]
-		if len(rn.sent) == 0 || t.valid(at, rn.arrival) {
+		if t.valid(at, arrival) || len(t.nodes[r].sent) == 0 {
 			continue
 		}
-		deleted += len(rn.sent)
+		deleted += len(t.nodes[r].sent)
 		t.dropLocked(r, 0)
 		for _, s := range t.touched {
 			t.releaseIfUnused(s)
@@ -197,17 +197,15 @@ func (t *Tracker) valid(now, arrival instant) bool {
 func (t *Tracker) reportersLocked(now instant, id uint32, valid int) []reports.Reporter {
 	out := make([]reports.Reporter, 0, valid)
 	for _, b := range t.nodes[id].by {
-		r := &t.nodes[b.reporter]
-		if !t.valid(now, r.arrival) {
+		if !t.valid(now, t.arrivals[b.reporter]) {
 			continue
 		}
-		e := &r.sent[b.sentAt]
 		out = append(out, reports.Reporter{
-			Node:         r.name,
-			LatencyMs:    e.latencyMs,
-			MedianMs:     e.medianMs,
-			MADMs:        e.madMs,
-			UpperLimitMs: e.upperLimitMs,
+			Node:         t.nodes[b.reporter].name,
+			LatencyMs:    b.latencyMs,
+			MedianMs:     b.medianMs,
+			MADMs:        b.madMs,
+			UpperLimitMs: b.upperLimitMs,
 		})
 	}
 	return out

@@ -7,14 +7,16 @@ import (
 )
 
 // The Tracker's storage. Node names are interned to small ids; every
-// (slow node, reporter) entry lives once, in its reporter's sent list, and is
-// indexed from its slow node's by list. Each side holds the other's position,
-// so an entry is added or removed in constant time, and a reporter's earlier
-// report is dropped without looking at anything it did not report.
+// (slow node, reporter) entry lives once, with its statistics, in its slow
+// node's by list, and is indexed from its reporter's sent list. Each side
+// holds the other's position, so an entry is added or removed in constant
+// time, and a reporter's earlier report is dropped without looking at
+// anything it did not report.
 //
 // All entries of one reporter share one arrival time, because a report
 // replaces everything its reporter said before; the time is kept once per
-// reporter, not per entry.
+// reporter, in the dense t.arrivals. A read that refilters a slow node thus
+// walks its by list and t.arrivals, not the reporters' records.
 //
 // A DataNode mostly reports the same slow peers again, in the same order.
 // Replacing a report therefore first updates in place the entries that
@@ -22,16 +24,15 @@ import (
 // the earlier report before the name table.
 
 // node is what the Tracker holds for one node id, as a reporter and as a
-// slow node.
+// slow node. Its arrival, as a reporter, is t.arrivals[id].
 type node struct {
 	name string
 	live bool // false once released to the free list
 
-	// As a reporter: its current report and when it arrived.
-	arrival instant
-	sent    []sent
+	// As a reporter: where its current report's entries are.
+	sent []sent
 
-	// As a slow node: who reports it, and a summary cached for reads.
+	// As a slow node: its entries, and a summary cached for reads.
 	by  []by
 	sum summary
 	// stamp is the Report call (Tracker.seq) that last gave this node an
@@ -41,25 +42,25 @@ type node struct {
 	stampAt uint32
 }
 
-// sent is one entry: what a reporter said of one slow node. The four
-// statistics are kept exactly as reported, in milliseconds.
+// sent locates one entry from its reporter's side.
 type sent struct {
-	slow         uint32 // id of the slow node
-	byAt         uint32 // index of this entry in nodes[slow].by
+	slow uint32 // id of the slow node
+	byAt uint32 // index of the entry in nodes[slow].by
+}
+
+// by is one entry: what a reporter said of the slow node whose list holds
+// it. The four statistics are kept exactly as reported, in milliseconds.
+type by struct {
+	reporter     uint32 // id of the reporting node
+	sentAt       uint32 // index of this entry in nodes[reporter].sent
 	latencyMs    float64
 	medianMs     float64
 	madMs        float64
 	upperLimitMs float64
 }
 
-func (e *sent) set(p *reports.SlowPeer) {
-	e.latencyMs, e.medianMs, e.madMs, e.upperLimitMs = p.LatencyMs, p.MedianMs, p.MADMs, p.UpperLimitMs
-}
-
-// by locates one entry from its slow node's side.
-type by struct {
-	reporter uint32 // id of the reporting node
-	sentAt   uint32 // index of the entry in nodes[reporter].sent
+func (b *by) set(p *reports.SlowPeer) {
+	b.latencyMs, b.medianMs, b.madMs, b.upperLimitMs = p.LatencyMs, p.MedianMs, p.MADMs, p.UpperLimitMs
 }
 
 // replaceLocked makes peers, received at arrival, the whole report of
@@ -73,18 +74,19 @@ func (t *Tracker) replaceLocked(r uint32, arrival instant, reporter string, peer
 	// neither can be among them.
 	kept := 0
 	for kept < len(rn.sent) && kept < len(peers) {
-		e, p := &rn.sent[kept], &peers[kept]
+		e, p := rn.sent[kept], &peers[kept]
 		sn := &t.nodes[e.slow]
 		if sn.name != p.Node {
 			break
 		}
-		sn.sum.replaced(rn.arrival, e.latencyMs, arrival, p.LatencyMs)
-		e.set(p)
+		b := &sn.by[e.byAt]
+		sn.sum.replaced(t.arrivals[r], b.latencyMs, arrival, p.LatencyMs)
+		b.set(p)
 		sn.stamp, sn.stampAt = t.seq, uint32(kept)
 		kept++
 	}
 	t.dropLocked(r, kept)
-	rn.arrival = arrival
+	t.arrivals[r] = arrival
 	if kept == 0 {
 		rn.sent = sized(rn.sent, len(peers))
 	}
@@ -126,8 +128,10 @@ func (t *Tracker) intern(name string) uint32 {
 	} else {
 		id = uint32(len(t.nodes))
 		t.nodes = append(t.nodes, node{})
+		t.arrivals = append(t.arrivals, 0)
 	}
 	t.nodes[id] = node{name: name, live: true, sum: exact}
+	t.arrivals[id] = 0
 	t.ids[name] = id
 	return id
 }
@@ -148,20 +152,21 @@ func (t *Tracker) releaseIfUnused(id uint32) {
 // linkLocked adds the entry "reporter r says slow node s is slow, with the
 // statistics of p" to r's report, or, when this Report call already gave r
 // an entry on s, overwrites its statistics: the last naming wins. The caller
-// holds t.mu and has filtered out s == r.
+// holds t.mu, has set r's arrival and has filtered out s == r.
 func (t *Tracker) linkLocked(r, s uint32, p *reports.SlowPeer) {
 	sn, rn := &t.nodes[s], &t.nodes[r]
+	arrival := t.arrivals[r]
 	if sn.stamp == t.seq {
-		e := &rn.sent[sn.stampAt]
-		sn.sum.replaced(rn.arrival, e.latencyMs, rn.arrival, p.LatencyMs)
-		e.set(p)
+		b := &sn.by[rn.sent[sn.stampAt].byAt]
+		sn.sum.replaced(arrival, b.latencyMs, arrival, p.LatencyMs)
+		b.set(p)
 		return
 	}
-	sn.sum.added(rn.arrival, p.LatencyMs)
+	sn.sum.added(arrival, p.LatencyMs)
 	sn.stamp, sn.stampAt = t.seq, uint32(len(rn.sent))
 	sn.by = append(sn.by, by{reporter: r, sentAt: uint32(len(rn.sent))})
+	sn.by[len(sn.by)-1].set(p)
 	rn.sent = append(rn.sent, sent{slow: s, byAt: uint32(len(sn.by) - 1)})
-	rn.sent[len(rn.sent)-1].set(p)
 	t.entries++
 }
 
@@ -175,18 +180,19 @@ func (t *Tracker) dropLocked(r uint32, from int) {
 	for i, e := range rn.sent {
 		t.touched = append(t.touched, e.slow)
 		if i >= from {
-			t.nodes[e.slow].sum.removed(rn.arrival, e.latencyMs)
-			t.unlinkLocked(e.slow, e.byAt)
+			t.unlinkLocked(e.slow, e.byAt, t.arrivals[r])
 		}
 	}
 	t.entries -= len(rn.sent) - from
 	rn.sent = rn.sent[:from]
 }
 
-// unlinkLocked removes position at of slow node s's by list, moving the last
-// one into its place and telling that one's reporter where it went.
-func (t *Tracker) unlinkLocked(s, at uint32) {
+// unlinkLocked removes the entry at position at of slow node s's by list,
+// whose reporter's report arrived at arrival, moving the last entry into its
+// place and telling that one's reporter where it went.
+func (t *Tracker) unlinkLocked(s, at uint32, arrival instant) {
 	sn := &t.nodes[s]
+	sn.sum.removed(arrival, sn.by[at].latencyMs)
 	last := uint32(len(sn.by) - 1)
 	if at != last {
 		moved := sn.by[last]

@@ -225,7 +225,7 @@ func checkInvariants(t *testing.T, tr *Tracker) {
 				t.Errorf("node %q reports %q twice or itself", n.name, tr.nodes[e.slow].name)
 			}
 			seen[e.slow] = true
-			if b := tr.nodes[e.slow].by; int(e.byAt) >= len(b) || b[e.byAt] != (by{reporter: id, sentAt: uint32(j)}) {
+			if b := tr.nodes[e.slow].by; int(e.byAt) >= len(b) || b[e.byAt].reporter != id || b[e.byAt].sentAt != uint32(j) {
 				t.Errorf("entry %q -> %q is not where its slow node says", n.name, tr.nodes[e.slow].name)
 			}
 		}

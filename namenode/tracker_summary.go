@@ -116,14 +116,14 @@ func (t *Tracker) summarizeLocked(now instant, id uint32) (valid int, maxLatency
 	}
 	*s = exact
 	for _, b := range n.by {
-		r := &t.nodes[b.reporter]
-		if !t.valid(now, r.arrival) {
-			if !s.anyExpired || r.arrival > s.newestExpired {
-				s.anyExpired, s.newestExpired = true, r.arrival
+		arrival := t.arrivals[b.reporter]
+		if !t.valid(now, arrival) {
+			if !s.anyExpired || arrival > s.newestExpired {
+				s.anyExpired, s.newestExpired = true, arrival
 			}
 			continue
 		}
-		s.added(r.arrival, r.sent[b.sentAt].latencyMs)
+		s.added(arrival, b.latencyMs)
 	}
 	return s.valid, s.maxLatencyMs
 }
