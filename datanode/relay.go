@@ -55,11 +55,13 @@ func (s *dataServer) relay(ctx context.Context, up net.Conn) (blockHeader, error
 	// is found by its own upstream first (HDFS extends its read timeout by
 	// the pipeline's length in the same way).
 	waitAck := s.timeout * time.Duration(len(hdr.Targets))
-	pkt := make([]byte, packetHeaderBytes+int(hdr.PacketBytes))
+	// The buffer grows with the packets that arrive, not with what the
+	// header announces, so a header alone costs no memory.
+	var buf []byte
 	var ackBuf [ackBytes]byte
 	var delay *time.Timer
 	for seq := range hdr.Packets {
-		payload, err := s.readPacket(up, pkt, seq, hdr.PacketBytes)
+		pkt, err := s.readPacket(up, &buf, seq, hdr.PacketBytes)
 		if errors.Is(err, errCorrupt) {
 			// As HDFS's ERROR_CHECKSUM: tell upstream, then give up.
 			s.writeAck(up, ack{seq, ackChecksum})
@@ -70,7 +72,7 @@ func (s *dataServer) relay(ctx context.Context, up net.Conn) (blockHeader, error
 		status := ackOK
 		if down != nil && downErr == nil {
 			var a ack
-			a, downErr = s.mirror(down, pkt[:packetHeaderBytes+len(payload)], seq, waitAck, hdr.Targets)
+			a, downErr = s.mirror(down, pkt, seq, waitAck, hdr.Targets)
 			status = a.Status
 		}
 		if downErr != nil {
@@ -124,29 +126,36 @@ func (s *dataServer) openMirror(ctx context.Context, hdr blockHeader) (net.Conn,
 	return down, nil
 }
 
-// readPacket reads packet seq into pkt and returns its payload, checked
-// against its CRC32C.
-func (s *dataServer) readPacket(up net.Conn, pkt []byte, seq, maxLength uint32) ([]byte, error) {
+// readPacket reads packet seq into *buf, growing it as needed, and returns
+// the packet, header and payload, its payload checked against its CRC32C.
+func (s *dataServer) readPacket(up net.Conn, buf *[]byte, seq, maxLength uint32) ([]byte, error) {
 	up.SetReadDeadline(time.Now().Add(s.timeout))
-	if _, err := io.ReadFull(up, pkt[:packetHeaderBytes]); err != nil {
+	var hb [packetHeaderBytes]byte
+	if _, err := io.ReadFull(up, hb[:]); err != nil {
 		return nil, dropped(err)
 	}
-	h, err := parsePacketHeader(pkt[:packetHeaderBytes], maxLength)
+	h, err := parsePacketHeader(hb[:], maxLength)
 	if err != nil {
 		return nil, err
 	}
 	if h.Seq != seq {
 		return nil, fmt.Errorf("%w: packet %d where %d was due", errProtocol, h.Seq, seq)
 	}
-	payload := pkt[packetHeaderBytes : packetHeaderBytes+int(h.Length)]
+	n := packetHeaderBytes + int(h.Length)
+	if cap(*buf) < n {
+		*buf = make([]byte, n)
+	}
+	pkt := (*buf)[:n]
+	copy(pkt, hb[:])
+	payload := pkt[packetHeaderBytes:]
 	if _, err := io.ReadFull(up, payload); err != nil {
 		return nil, dropped(err)
 	}
-	s.counters.probeBytesReceived.Add(int64(packetHeaderBytes + len(payload)))
+	s.counters.probeBytesReceived.Add(int64(n))
 	if got := crc32.Checksum(payload, castagnoli); got != h.CRC {
 		return nil, fmt.Errorf("%w: CRC32C %08x, header says %08x", errCorrupt, got, h.CRC)
 	}
-	return payload, nil
+	return pkt, nil
 }
 
 // mirror forwards one packet downstream and waits for its ack. As the
