@@ -1,10 +1,12 @@
 package outlier
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -96,6 +98,37 @@ func TestDetectMatchesReference(t *testing.T) {
 			t.Fatalf("case %d (%s, n=%d, min=%d, low=%dms): %v\ninput: %v", c, gen.name, n, minRes, lowMs, err, head(samples))
 		}
 	}
+}
+
+// FuzzDetect compares the Detector with the reference on inputs the
+// fuzzer builds: every 8 bytes are one latency (as float64 bits, NaN and
+// ±Inf skipped since callers reject them), the count repeated up to the
+// sampled sizes so that every path of Detect is reached.
+func FuzzDetect(f *testing.F) {
+	f.Add([]byte{}, uint16(1), uint8(5), uint16(0))
+	f.Add(make([]byte, 80), uint16(10), uint8(5), uint16(0))
+	f.Add([]byte("\x00\x00\x00\x00\x00\x00\xf0\x3f\x00\x00\x00\x00\x00\x00\x00\x40"), uint16(1), uint8(0), uint16(1500))
+	f.Fuzz(func(t *testing.T, data []byte, minResources uint16, lowMs uint8, repeat uint16) {
+		var values []float64
+		for len(data) >= 8 {
+			v := math.Float64frombits(binary.LittleEndian.Uint64(data))
+			data = data[8:]
+			if !math.IsNaN(v) && !math.IsInf(v, 0) {
+				values = append(values, v)
+			}
+		}
+		if len(values) == 0 {
+			return
+		}
+		samples := make([]Sample, int(repeat)%5000+len(values))
+		for i := range samples {
+			samples[i] = Sample{Name: strconv.Itoa(i), LatencyMs: values[i%len(values)]}
+		}
+		d := New(int(minResources), time.Duration(lowMs)*time.Millisecond)
+		if err := sameResult(d.Detect(samples), referenceDetect(samples, int(minResources), int64(lowMs))); err != nil {
+			t.Fatalf("n=%d: %v", len(samples), err)
+		}
+	})
 }
 
 // randomSize draws n from 0 to a few thousand, small sizes most often,
