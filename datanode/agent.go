@@ -118,7 +118,7 @@ func (a *Agent) Run(ctx context.Context) error {
 		attrs = append(attrs, slog.String("source", "hadoop-jmx "+a.cfg.HadoopJMX))
 	case len(peers) > 0:
 		attrs = append(attrs, slog.String("source", "probes"), slog.Int("peers", len(peers)),
-			slog.Float64("probeBytesPerSecond", a.cfg.ProbeBytesPerSecond()))
+			slog.Int64("probeBytesPerSecond", int64(a.cfg.ProbeBytesPerSecond())))
 	default:
 		attrs = append(attrs, slog.String("source", "peer metrics"))
 	}

@@ -40,7 +40,7 @@ func (f *datanodeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.peers, "peers", "", "comma-separated ids (`H:P,...`) of the agents to probe; this node's own id is skipped")
 	fs.StringVar(&f.hadoopJMX, "hadoop-jmx", "", "`URL` of a Hadoop DataNode's /jmx whose SendPacketDownstreamAvgInfo replaces the probes")
 	fs.DurationVar(&f.faultDelay, "fault-receive-delay", 0, "wait `D` before acknowledging each probe packet received (fault injection)")
-	fs.StringVar(&f.tokenFile, "auth-token-file", "", "`file` holding the bearer token sent with every heartbeat")
+	fs.StringVar(&f.tokenFile, "auth-token-file", "", "`F`, a file holding the bearer token sent with every heartbeat")
 	f.conf.register(fs)
 }
 
