@@ -164,6 +164,9 @@ func (t *Tracker) linkLocked(r, s uint32, p *reports.SlowPeer) {
 	}
 	sn.sum.added(arrival, p.LatencyMs)
 	sn.stamp, sn.stampAt = t.seq, uint32(len(rn.sent))
+	if len(sn.by) == cap(sn.by) {
+		sn.by = grown(sn.by)
+	}
 	sn.by = append(sn.by, by{reporter: r, sentAt: uint32(len(rn.sent))})
 	sn.by[len(sn.by)-1].set(p)
 	rn.sent = append(rn.sent, sent{slow: s, byAt: uint32(len(sn.by) - 1)})
@@ -208,6 +211,13 @@ func sized(list []sent, n int) []sent {
 		return make([]sent, 0, n)
 	}
 	return list[:0]
+}
+
+// grown returns list with room for about an eighth more: by lists are long
+// lived and hold 40-byte entries, so append's doubling would leave a
+// quarter of their memory unused on average.
+func grown(list []by) []by {
+	return append(make([]by, 0, cap(list)+cap(list)/8+2), list...)
 }
 
 // shrunk returns list, reallocated smaller when it uses at most a quarter
