@@ -28,7 +28,7 @@ import (
 // reports.ValidateLatency (finite, not negative).
 //
 // Cost, at 10 000 slow nodes × 20 reporters (tracker_bench_test.go): an
-// entry holds about 70 bytes; a Report costs tens of nanoseconds per entry;
+// entry holds about 63 bytes; a Report costs tens of nanoseconds per entry;
 // Top rechecks only the slow nodes whose summary changed since the last read
 // (tracker_summary.go), then selects its n nodes with a heap. Node ids are
 // reused, but the id table keeps the size of the most nodes known at once.
