@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/go-sql-driver/mysql"
 )
@@ -65,12 +66,27 @@ func lostRace(err error) bool {
 	return false
 }
 
-// nonEmpty stands in a before row for a queryStr that is stored and not
-// empty: merge only asks whether it is empty, and the UPDATE keeps it.
+// nonEmpty stands in a row read by commit for a queryStr that is stored
+// and not empty: merge only asks whether it is empty, and the upsert keeps
+// the stored text.
 const nonEmpty = "\x00stored"
 
+// Statement size limits of commit: rows per multi-row statement, and text
+// bytes per upsert (well under MySQL's default max_allowed_packet).
+const (
+	rowsPerStatement  = 256
+	bytesPerStatement = 1 << 20
+)
+
+// rowKey identifies a statement's row.
+type rowKey struct{ server, queryID string }
+
+// commitOnce writes events in one transaction with a handful of
+// statements whatever their number: one read of all their rows (locked on
+// MySQL), the merge in memory, one multi-row upsert of the rows that
+// changed, one of the job histories and one of the servers.
 func (s *Store) commitOnce(ctx context.Context, events []Event) (_ []change, err error) {
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.db.BeginTx(ctx, s.d.txOptions)
 	if err != nil {
 		return nil, fmt.Errorf("begin: %w", err)
 	}
@@ -79,76 +95,193 @@ func (s *Store) commitOnce(ctx context.Context, events []Event) (_ []change, err
 			tx.Rollback()
 		}
 	}()
-	sel, ins, upd := tx.StmtContext(ctx, s.selectRow), tx.StmtContext(ctx, s.insert), tx.StmtContext(ctx, s.update)
+
+	var keys []rowKey
+	rows := map[rowKey]*Query{}
+	for _, e := range events {
+		k := rowKey{e.Server, e.QueryID}
+		if _, ok := rows[k]; !ok {
+			rows[k] = nil
+			keys = append(keys, k)
+		}
+	}
+	if err := s.readRows(ctx, tx, keys, rows); err != nil {
+		return nil, err
+	}
 
 	changes := make([]change, 0, len(events))
-	type totals struct{ finished, totalMs int64 }
-	jobs := map[string]totals{}
+	jobs := map[string]jobTotals{}
 	servers := map[string]int64{}
+	var dirty []rowKey // in first-change order
+	isDirty := map[rowKey]bool{}
 	for _, e := range events {
-		before := Query{Server: e.Server, QueryID: e.QueryID}
-		var hook string
-		var empty int64
-		var pre, post sql.NullInt64
-		err := sel.QueryRowContext(ctx, e.Server, e.QueryID).Scan(&hook, &empty, &before.JobName, &pre, &post)
-		existed := err == nil
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return nil, fmt.Errorf("read %s %s: %w", e.Server, clip(e.QueryID), err)
+		k := rowKey{e.Server, e.QueryID}
+		cur := rows[k]
+		var before Query
+		if cur != nil {
+			before = *cur
 		}
-		if existed {
-			before.Hook, before.PreTimeMs, before.PostTimeMs = Hook(hook), pre.Int64, post.Int64
-			if empty == 0 {
-				before.QueryStr = nonEmpty
-			}
-		}
-		after, changed := merge(before, existed, e)
+		after, changed := merge(before, cur != nil, e)
 		if !changed {
 			continue
 		}
-		if existed {
-			_, err = upd.ExecContext(ctx, string(after.Hook), after.JobName, nullMs(after.PreTimeMs), nullMs(after.PostTimeMs),
-				e.QueryStr, e.Server, e.QueryID)
-		} else {
-			_, err = ins.ExecContext(ctx, e.Server, e.QueryID, string(after.Hook), e.QueryStr, after.JobName,
-				nullMs(after.PreTimeMs), nullMs(after.PostTimeMs))
-		}
-		if err != nil {
-			return nil, fmt.Errorf("write %s %s: %w", e.Server, clip(e.QueryID), err)
-		}
 		if job, ms, ok := before.history(); ok {
 			t := jobs[job]
-			jobs[job] = totals{t.finished - 1, t.totalMs - ms}
+			jobs[job] = jobTotals{t.finished - 1, t.totalMs - ms}
 		}
 		if job, ms, ok := after.history(); ok {
 			t := jobs[job]
-			jobs[job] = totals{t.finished + 1, t.totalMs + ms}
+			jobs[job] = jobTotals{t.finished + 1, t.totalMs + ms}
 		}
 		servers[e.Server] = max(servers[e.Server], e.TimeMs)
-		before.QueryStr, after.QueryStr = "", ""
-		changes = append(changes, change{before: before, existed: existed, after: after, eventMs: e.TimeMs})
+		if !isDirty[k] {
+			isDirty[k] = true
+			dirty = append(dirty, k)
+		}
+		rows[k] = &after
+		b, a := before, after
+		b.QueryStr, a.QueryStr = "", ""
+		changes = append(changes, change{before: b, existed: cur != nil, after: a, eventMs: e.TimeMs})
 	}
 
-	// In sorted order, so that concurrent replicas lock rows alike.
-	upJob := tx.StmtContext(ctx, s.upsertJob)
-	for _, job := range slices.Sorted(maps.Keys(jobs)) {
-		t := jobs[job]
-		if t == (totals{}) {
-			continue
-		}
-		if _, err := upJob.ExecContext(ctx, job, t.finished, t.totalMs); err != nil {
-			return nil, fmt.Errorf("add to history of job %s: %w", clip(job), err)
-		}
+	if err := s.writeRows(ctx, tx, dirty, rows); err != nil {
+		return nil, err
 	}
-	upServer := tx.StmtContext(ctx, s.upsertServer)
-	for _, server := range slices.Sorted(maps.Keys(servers)) {
-		if _, err := upServer.ExecContext(ctx, server, servers[server]); err != nil {
-			return nil, fmt.Errorf("record server %s: %w", server, err)
-		}
+	if err := s.writeTotals(ctx, tx, jobs, servers); err != nil {
+		return nil, err
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, &commitError{err: fmt.Errorf("commit: %w", err), uncertain: true}
 	}
 	return changes, nil
+}
+
+// readRows reads the rows of keys into rows (a key without a row stays
+// nil), rowsPerStatement keys a statement. On MySQL it locks them (or
+// their absence) until the commit.
+func (s *Store) readRows(ctx context.Context, tx *sql.Tx, keys []rowKey, rows map[rowKey]*Query) error {
+	for len(keys) > 0 {
+		n := min(len(keys), rowsPerStatement)
+		var b strings.Builder
+		args := make([]any, 0, 2*n)
+		b.WriteString(`SELECT server, queryId, hook, LENGTH(queryStr) = 0, jobName, preTime, postTime FROM hive_queries WHERE `)
+		for i, k := range keys[:n] {
+			if i > 0 {
+				b.WriteString(" OR ")
+			}
+			b.WriteString("(server = ? AND queryId = ?)")
+			args = append(args, k.server, k.queryID)
+		}
+		b.WriteString(s.d.lockRows)
+		if err := scanRows(ctx, tx, b.String(), args, func(r *sql.Rows) error {
+			var q Query
+			var hook string
+			var empty int64
+			var pre, post sql.NullInt64
+			if err := r.Scan(&q.Server, &q.QueryID, &hook, &empty, &q.JobName, &pre, &post); err != nil {
+				return err
+			}
+			q.Hook, q.PreTimeMs, q.PostTimeMs = Hook(hook), pre.Int64, post.Int64
+			if empty == 0 {
+				q.QueryStr = nonEmpty
+			}
+			rows[rowKey{q.Server, q.QueryID}] = &q
+			return nil
+		}); err != nil {
+			return fmt.Errorf("read %d rows: %w", n, err)
+		}
+		keys = keys[n:]
+	}
+	return nil
+}
+
+// writeRows upserts the rows of keys with their merged state. A stored
+// non-empty queryStr is never rewritten.
+func (s *Store) writeRows(ctx context.Context, tx *sql.Tx, keys []rowKey, rows map[rowKey]*Query) error {
+	const head = `INSERT INTO hive_queries (server, queryId, hook, queryStr, jobName, preTime, postTime) VALUES `
+	for len(keys) > 0 {
+		var b strings.Builder
+		b.WriteString(head)
+		var args []any
+		n, textBytes := 0, 0
+		for _, k := range keys {
+			q := rows[k]
+			text := q.QueryStr
+			if text == nonEmpty {
+				text = ""
+			}
+			if n > 0 && (n == rowsPerStatement || textBytes+len(text) > bytesPerStatement) {
+				break
+			}
+			if n > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("(?, ?, ?, ?, ?, ?, ?)")
+			args = append(args, q.Server, q.QueryID, string(q.Hook), text, q.JobName, nullMs(q.PreTimeMs), nullMs(q.PostTimeMs))
+			n++
+			textBytes += len(text)
+		}
+		b.WriteString(s.d.upsertQueries)
+		if _, err := tx.ExecContext(ctx, b.String(), args...); err != nil {
+			return fmt.Errorf("write %d rows: %w", n, err)
+		}
+		keys = keys[n:]
+	}
+	return nil
+}
+
+// writeTotals adds the batch's history deltas to hive_jobs and raises the
+// servers' lastEventTime, in sorted order so that concurrent service
+// replicas lock rows alike.
+func (s *Store) writeTotals(ctx context.Context, tx *sql.Tx, jobs map[string]jobTotals, servers map[string]int64) error {
+	var b strings.Builder
+	var args []any
+	flush := func(head, tail, what string) error {
+		if len(args) == 0 {
+			return nil
+		}
+		_, err := tx.ExecContext(ctx, head+b.String()+tail, args...)
+		b.Reset()
+		args = args[:0]
+		if err != nil {
+			return fmt.Errorf("write %s: %w", what, err)
+		}
+		return nil
+	}
+	const jobsHead = `INSERT INTO hive_jobs (jobName, finished, totalMs) VALUES `
+	for _, job := range slices.Sorted(maps.Keys(jobs)) {
+		t := jobs[job]
+		if t == (jobTotals{}) {
+			continue
+		}
+		if len(args) > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("(?, ?, ?)")
+		args = append(args, job, t.finished, t.totalMs)
+		if len(args) == 3*rowsPerStatement {
+			if err := flush(jobsHead, s.d.upsertJobs, "job history"); err != nil {
+				return err
+			}
+		}
+	}
+	if err := flush(jobsHead, s.d.upsertJobs, "job history"); err != nil {
+		return err
+	}
+	const serversHead = `INSERT INTO hive_servers (server, lastEventTime) VALUES `
+	for _, server := range slices.Sorted(maps.Keys(servers)) {
+		if len(args) > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("(?, ?)")
+		args = append(args, server, servers[server])
+		if len(args) == 2*rowsPerStatement {
+			if err := flush(serversHead, s.d.upsertServers, "servers"); err != nil {
+				return err
+			}
+		}
+	}
+	return flush(serversHead, s.d.upsertServers, "servers")
 }
 
 // snapshot is what the Picker loads from the store: the open statements
@@ -176,7 +309,7 @@ func (s *Store) load(ctx context.Context) (_ snapshot, err error) {
 	}
 	defer tx.Rollback()
 	snap := snapshot{jobs: map[string]jobTotals{}, servers: map[string]int64{}}
-	err = scanAll(ctx, tx, openQueries, func(r *sql.Rows) error {
+	err = scanRows(ctx, tx, openQueries, nil, func(r *sql.Rows) error {
 		var q Query
 		if err := r.Scan(&q.Server, &q.QueryID, &q.JobName, &q.PreTimeMs); err != nil {
 			return err
@@ -186,7 +319,7 @@ func (s *Store) load(ctx context.Context) (_ snapshot, err error) {
 		return nil
 	})
 	if err == nil {
-		err = scanAll(ctx, tx, loadJobs, func(r *sql.Rows) error {
+		err = scanRows(ctx, tx, loadJobs, nil, func(r *sql.Rows) error {
 			var job string
 			var t jobTotals
 			if err := r.Scan(&job, &t.finished, &t.totalMs); err != nil {
@@ -197,7 +330,7 @@ func (s *Store) load(ctx context.Context) (_ snapshot, err error) {
 		})
 	}
 	if err == nil {
-		err = scanAll(ctx, tx, loadServers, func(r *sql.Rows) error {
+		err = scanRows(ctx, tx, loadServers, nil, func(r *sql.Rows) error {
 			var server string
 			var ms int64
 			if err := r.Scan(&server, &ms); err != nil {
@@ -213,8 +346,8 @@ func (s *Store) load(ctx context.Context) (_ snapshot, err error) {
 	return snap, nil
 }
 
-func scanAll(ctx context.Context, tx *sql.Tx, query string, row func(*sql.Rows) error) error {
-	rows, err := tx.QueryContext(ctx, query)
+func scanRows(ctx context.Context, tx *sql.Tx, query string, args []any, row func(*sql.Rows) error) error {
+	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return err
 	}

@@ -58,8 +58,8 @@ type Event struct {
 	QueryID string
 	// QueryStr is the statement's text, decoded (form field queryStr).
 	QueryStr string
-	// JobName is the statement's mapred.job.name; empty when unset (form
-	// field jobName).
+	// JobName is the statement's mapred.job.name, without surrounding
+	// blanks; empty when unset (form field jobName).
 	JobName string
 	// TimeMs is when the hook ran, in milliseconds since the epoch, by the
 	// HiveServer's clock (form field timestamp).
@@ -78,7 +78,8 @@ const (
 
 // ParseEvent reads a hook event from the decoded fields of its form body.
 // Every field must be present exactly once; jobName and queryStr may be
-// empty. queryStr is URL-decoded a second time, as the hook URL-encodes it
+// empty. jobName is trimmed of surrounding blanks, so that a history
+// groups names alike in every store. queryStr is URL-decoded a second time, as the hook URL-encodes it
 // in UTF-8 (java.net.URLEncoder) before the form encoding: after the form
 // decoding that form gives, "+" stands for a space and "%2B", "%25",
 // "%26" for "+", "%" and "&". Fields other than these six are ignored. The
@@ -96,7 +97,7 @@ func ParseEvent(form url.Values) (Event, error) {
 		}
 		raw[i] = vs[0]
 	}
-	e.Server, e.Hook, e.QueryID, e.JobName = raw[0], Hook(raw[1]), raw[2], raw[4]
+	e.Server, e.Hook, e.QueryID, e.JobName = raw[0], Hook(raw[1]), raw[2], strings.TrimSpace(raw[4])
 	s, err := url.QueryUnescape(raw[3])
 	if err != nil {
 		return Event{}, fmt.Errorf("field queryStr: not URL-encoded: %w", err)
@@ -123,6 +124,15 @@ func (e Event) Validate() error {
 	}
 	if e.QueryID == "" {
 		return errors.New("field queryId: empty")
+	}
+	// MySQL's PAD SPACE collations ignore trailing blanks in comparisons:
+	// ids and job names that differ only there would merge on MySQL and
+	// not on SQLite.
+	if strings.TrimSpace(e.QueryID) != e.QueryID {
+		return errors.New("field queryId: leading or trailing blanks")
+	}
+	if strings.TrimSpace(e.JobName) != e.JobName {
+		return errors.New("field jobName: leading or trailing blanks")
 	}
 	if err := checkText(e.QueryID, MaxQueryIDBytes, false); err != nil {
 		return fmt.Errorf("field queryId: %w", err)

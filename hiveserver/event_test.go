@@ -102,6 +102,8 @@ func TestParseEvent(t *testing.T) {
 	f("server port 0", func(v url.Values) { v.Set("server", "hs1:0") }, "field server")
 	f("unknown hook", func(v url.Values) { v.Set("hook", "QUERY_END") }, "field hook")
 	f("hook lower case", func(v url.Values) { v.Set("hook", "pre_exec_hook") }, "field hook")
+	f("queryId with a trailing blank", func(v url.Values) { v.Set("queryId", "q1 ") }, "field queryId: leading or trailing blanks")
+	f("jobName is trimmed", func(v url.Values) { v.Set("jobName", " daily\t") }, "")
 	f("empty queryId", func(v url.Values) { v.Set("queryId", "") }, "field queryId: empty")
 	f("queryId with newline", func(v url.Values) { v.Set("queryId", "q\n1") }, "field queryId: control character")
 	f("queryId too long", func(v url.Values) { v.Set("queryId", strings.Repeat("q", MaxQueryIDBytes+1)) }, "field queryId")

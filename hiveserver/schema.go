@@ -1,5 +1,7 @@
 package hiveserver
 
+import "database/sql"
+
 // dialect holds what differs between SQLite and MySQL: column types and
 // the upsert syntax. The tables, columns and their meaning are the same:
 //
@@ -26,19 +28,20 @@ type dialect struct {
 	seedVersion        string
 	// migrations[i] takes the schema from version i to i+1.
 	migrations [][]string
-	// selectRow reads a statement's row inside the writing transaction,
-	// locking it where the database needs that said.
-	selectRow string
-	// upsertJob adds (finished, totalMs) to a job's history.
-	upsertJob string
-	// upsertServer raises a server's lastEventTime.
-	upsertServer string
+	// txOptions are those of the writing transaction.
+	txOptions *sql.TxOptions
+	// lockRows ends the read of a batch's rows: on MySQL it locks them
+	// until the commit, as several service replicas may write one row.
+	lockRows string
+	// upsertQueries, upsertJobs and upsertServers end the multi-row
+	// INSERTs of a batch: a row that exists takes the merged values (but
+	// keeps a stored non-empty queryStr), a job adds to its history, a
+	// server keeps its latest lastEventTime.
+	upsertQueries, upsertJobs, upsertServers string
 }
 
 // schemaComponent is this package's key in slowpeer_schema.
 const schemaComponent = "hiveserver"
-
-const selectRowBase = `SELECT hook, queryStr = '', jobName, preTime, postTime FROM hive_queries WHERE server = ? AND queryId = ?`
 
 var sqliteDialect = &dialect{
 	name:               "sqlite",
@@ -65,11 +68,15 @@ var sqliteDialect = &dialect{
 			server        TEXT PRIMARY KEY,
 			lastEventTime INTEGER NOT NULL)`,
 	}},
-	selectRow: selectRowBase,
-	upsertJob: `INSERT INTO hive_jobs (jobName, finished, totalMs) VALUES (?, ?, ?)
-		ON CONFLICT (jobName) DO UPDATE SET finished = finished + excluded.finished, totalMs = totalMs + excluded.totalMs`,
-	upsertServer: `INSERT INTO hive_servers (server, lastEventTime) VALUES (?, ?)
-		ON CONFLICT (server) DO UPDATE SET lastEventTime = max(lastEventTime, excluded.lastEventTime)`,
+	// The transaction is BEGIN IMMEDIATE (_txlock): one writer at a time.
+	txOptions: nil,
+	lockRows:  "",
+	upsertQueries: ` ON CONFLICT (server, queryId) DO UPDATE SET hook = excluded.hook, jobName = excluded.jobName,
+		preTime = excluded.preTime, postTime = excluded.postTime,
+		queryStr = CASE WHEN LENGTH(queryStr) = 0 THEN excluded.queryStr ELSE queryStr END`,
+	upsertJobs: ` ON CONFLICT (jobName) DO UPDATE SET finished = finished + excluded.finished,
+		totalMs = totalMs + excluded.totalMs`,
+	upsertServers: ` ON CONFLICT (server) DO UPDATE SET lastEventTime = max(lastEventTime, excluded.lastEventTime)`,
 }
 
 // mysqlTable are the options of every MySQL table: InnoDB for
@@ -104,20 +111,24 @@ var mysqlDialect = &dialect{
 			server        VARCHAR(270) NOT NULL PRIMARY KEY,
 			lastEventTime BIGINT NOT NULL)` + mysqlTable,
 	}},
-	// FOR UPDATE: several service replicas may write one statement's row
-	// at once; the row (or its gap) stays locked until the commit.
-	selectRow: selectRowBase + ` FOR UPDATE`,
-	upsertJob: `INSERT INTO hive_jobs (jobName, finished, totalMs) VALUES (?, ?, ?)
-		ON DUPLICATE KEY UPDATE finished = finished + VALUES(finished), totalMs = totalMs + VALUES(totalMs)`,
-	upsertServer: `INSERT INTO hive_servers (server, lastEventTime) VALUES (?, ?)
-		ON DUPLICATE KEY UPDATE lastEventTime = GREATEST(lastEventTime, VALUES(lastEventTime))`,
+	// READ COMMITTED with FOR UPDATE: the rows read stay locked until the
+	// commit, and no gap locks make replicas that insert side by side
+	// deadlock; two replicas inserting one new row meet as a duplicate
+	// key, and the loser's transaction is tried again.
+	txOptions: &sql.TxOptions{Isolation: sql.LevelReadCommitted},
+	lockRows:  ` FOR UPDATE`,
+	// VALUES() rather than the row alias of MySQL 8.0.19+: MariaDB has
+	// only VALUES().
+	upsertQueries: ` ON DUPLICATE KEY UPDATE hook = VALUES(hook), jobName = VALUES(jobName),
+		preTime = VALUES(preTime), postTime = VALUES(postTime),
+		queryStr = IF(LENGTH(queryStr) = 0, VALUES(queryStr), queryStr)`,
+	upsertJobs: ` ON DUPLICATE KEY UPDATE finished = finished + VALUES(finished),
+		totalMs = totalMs + VALUES(totalMs)`,
+	upsertServers: ` ON DUPLICATE KEY UPDATE lastEventTime = GREATEST(lastEventTime, VALUES(lastEventTime))`,
 }
 
 // The statements both dialects share.
 const (
-	insertQuery = `INSERT INTO hive_queries (server, queryId, hook, queryStr, jobName, preTime, postTime) VALUES (?, ?, ?, ?, ?, ?, ?)`
-	updateQuery = `UPDATE hive_queries SET hook = ?, jobName = ?, preTime = ?, postTime = ?,
-		queryStr = CASE WHEN queryStr = '' THEN ? ELSE queryStr END WHERE server = ? AND queryId = ?`
 	lookupQuery  = `SELECT hook, queryStr, jobName, preTime, postTime FROM hive_queries WHERE server = ? AND queryId = ?`
 	openQueries  = `SELECT server, queryId, jobName, preTime FROM hive_queries WHERE postTime IS NULL AND preTime IS NOT NULL`
 	loadJobs     = `SELECT jobName, finished, totalMs FROM hive_jobs`
