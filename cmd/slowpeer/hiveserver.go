@@ -2,11 +2,160 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/slowpeer/slowpeer/hiveserver"
+	"github.com/slowpeer/slowpeer/reports"
 )
 
-// runHiveserver is a placeholder until its issue lands.
+const hiveserverSynopsis = "pick -namenode URL"
+
+// hiveserverPickTimeout bounds the whole request of "hiveserver pick".
+const hiveserverPickTimeout = 30 * time.Second
+
+// runHiveserver runs "slowpeer hiveserver pick -namenode URL": it asks a
+// NameNode-side service for the HiveServer to use and prints its
+// host:port, for scripts (beeline -u "jdbc:hive2://$(slowpeer hiveserver
+// pick -namenode ...)/"). When none is eligible it exits 1 with the
+// service's reason.
 func runHiveserver(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	return errors.New("not built yet")
+	if len(args) == 0 {
+		fmt.Fprintf(stderr, "usage: slowpeer hiveserver %s\n", hiveserverSynopsis)
+		return usageError{errors.New("missing subcommand pick")}
+	}
+	switch args[0] {
+	case "pick":
+		return runHiveserverPick(ctx, args[1:], stdout, stderr)
+	case "-h", "-help", "--help", "help":
+		fmt.Fprintf(stdout, "usage: slowpeer hiveserver %s\n", hiveserverSynopsis)
+		return errHelp
+	}
+	return usageError{fmt.Errorf("unknown subcommand %q; want pick", args[0])}
+}
+
+func runHiveserverPick(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("hiveserver pick", "-namenode URL", stderr)
+	namenode := fs.String("namenode", "", "base `URL` of the NameNode-side service, e.g. http://nn1:9871 (required)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
+	}
+	if *namenode == "" {
+		return usageError{errors.New("-namenode URL is required")}
+	}
+	u, err := url.Parse(*namenode)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return usageError{fmt.Errorf("-namenode %q is not an http or https URL", *namenode)}
+	}
+	target := strings.TrimRight(u.String(), "/") + hiveserver.PickPath
+
+	ctx, cancel := context.WithTimeout(ctx, hiveserverPickTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	if err != nil {
+		return fmt.Errorf("pick: %w", err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("pick: %w", err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return fmt.Errorf("pick: read answer of %s: %w", target, err)
+	}
+	var answer struct {
+		Server string `json:"server"`
+		Error  string `json:"error"`
+	}
+	jsonErr := json.Unmarshal(body, &answer)
+	switch {
+	case resp.StatusCode == http.StatusOK && jsonErr == nil:
+		if err := reports.ValidateNode(answer.Server); err != nil {
+			return fmt.Errorf("pick: %s answered a bad server: %w", target, err)
+		}
+		fmt.Fprintln(stdout, answer.Server)
+		return nil
+	case resp.StatusCode == http.StatusServiceUnavailable && jsonErr == nil && answer.Error != "":
+		return errors.New(answer.Error) // the service's reason, as it gave it
+	case jsonErr == nil && answer.Error != "":
+		return fmt.Errorf("pick: %s answered %s: %s", target, resp.Status, answer.Error)
+	default:
+		return fmt.Errorf("pick: %s answered %s: %q", target, resp.Status, clipBody(body))
+	}
+}
+
+// clipBody keeps an unexpected answer short in an error.
+func clipBody(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
+// hiveserverDefaultStore is the suggested default of namenode -store: an
+// SQLite file in the working directory.
+const hiveserverDefaultStore = "sqlite:slowpeer-hiveserver.db"
+
+// openHiveserver opens the HiveServer picker of "slowpeer namenode": its
+// store (-store DSN), its static servers (-hiveservers H:P,...) and the
+// slowpeer.hiveserver.* keys of conf. Close the Picker, then the Store.
+func openHiveserver(ctx context.Context, store, servers string, conf hadoopConf, log *slog.Logger) (*hiveserver.Picker, *hiveserver.Store, error) {
+	cfg := hiveserver.DefaultConfig()
+	cfg.Logger = log
+	if servers != "" {
+		list, err := datanodeList("-hiveservers", servers)
+		if err != nil {
+			return nil, nil, usageError{err}
+		}
+		cfg.Servers = list
+	}
+	if err := hiveserverConf(conf, &cfg); err != nil {
+		return nil, nil, usageError{err}
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, nil, usageError{err}
+	}
+	s, err := hiveserver.OpenStore(ctx, store)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := hiveserver.NewPicker(ctx, s, cfg)
+	if err != nil {
+		s.Close()
+		return nil, nil, err
+	}
+	return p, s, nil
+}
+
+// hiveserverConf reads the picker's keys from conf into cfg, whose fields
+// hold the defaults. Bare numbers are milliseconds.
+func hiveserverConf(conf hadoopConf, cfg *hiveserver.Config) error {
+	for _, k := range []struct {
+		key string
+		dst *time.Duration
+	}{
+		{hiveserver.QueryTimeoutKey, &cfg.QueryTimeout},
+		{hiveserver.MinRemainingKey, &cfg.MinRemaining},
+		{hiveserver.DefaultCostKey, &cfg.DefaultCost},
+		{hiveserver.ServerExpiryKey, &cfg.ServerExpiry},
+	} {
+		d, err := conf.duration(k.key, *k.dst, time.Millisecond)
+		if err != nil {
+			return err
+		}
+		*k.dst = d
+	}
+	return nil
 }
