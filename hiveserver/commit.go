@@ -108,6 +108,10 @@ func (s *Store) commitOnce(ctx context.Context, events []Event) (_ []change, err
 	if err := s.readRows(ctx, tx, keys, rows); err != nil {
 		return nil, err
 	}
+	stored := map[rowKey]bool{}
+	for k, q := range rows {
+		stored[k] = q != nil
+	}
 
 	changes := make([]change, 0, len(events))
 	jobs := map[string]jobTotals{}
@@ -144,7 +148,7 @@ func (s *Store) commitOnce(ctx context.Context, events []Event) (_ []change, err
 		changes = append(changes, change{before: b, existed: cur != nil, after: a, eventMs: e.TimeMs})
 	}
 
-	if err := s.writeRows(ctx, tx, dirty, rows); err != nil {
+	if err := s.writeRows(ctx, tx, dirty, rows, stored); err != nil {
 		return nil, err
 	}
 	if err := s.writeTotals(ctx, tx, jobs, servers); err != nil {
@@ -195,39 +199,66 @@ func (s *Store) readRows(ctx context.Context, tx *sql.Tx, keys []rowKey, rows ma
 	return nil
 }
 
-// writeRows upserts the rows of keys with their merged state. A stored
+// writeRows writes the rows of keys with their merged state: those stored
+// before the batch with an upsert (they are locked: the state merged is
+// theirs), the new ones with a plain INSERT, so that a service replica
+// that inserted one meanwhile makes this transaction fail with a
+// duplicate key and be tried again on the row as it is. A stored
 // non-empty queryStr is never rewritten.
-func (s *Store) writeRows(ctx context.Context, tx *sql.Tx, keys []rowKey, rows map[rowKey]*Query) error {
-	const head = `INSERT INTO hive_queries (server, queryId, hook, queryStr, jobName, preTime, postTime) VALUES `
-	for len(keys) > 0 {
-		var b strings.Builder
-		b.WriteString(head)
-		var args []any
-		n, textBytes := 0, 0
-		for _, k := range keys {
-			q := rows[k]
-			text := q.QueryStr
-			if text == nonEmpty {
-				text = ""
-			}
-			if n > 0 && (n == rowsPerStatement || textBytes+len(text) > bytesPerStatement) {
-				break
-			}
-			if n > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString("(?, ?, ?, ?, ?, ?, ?)")
-			args = append(args, q.Server, q.QueryID, string(q.Hook), text, q.JobName, nullMs(q.PreTimeMs), nullMs(q.PostTimeMs))
-			n++
-			textBytes += len(text)
+func (s *Store) writeRows(ctx context.Context, tx *sql.Tx, keys []rowKey, rows map[rowKey]*Query, stored map[rowKey]bool) error {
+	var inserts, updates []rowKey
+	for _, k := range keys {
+		if stored[k] {
+			updates = append(updates, k)
+		} else {
+			inserts = append(inserts, k)
 		}
-		b.WriteString(s.d.upsertQueries)
-		if _, err := tx.ExecContext(ctx, b.String(), args...); err != nil {
-			return fmt.Errorf("write %d rows: %w", n, err)
+	}
+	for _, w := range []struct {
+		keys []rowKey
+		tail string
+	}{{inserts, ""}, {updates, s.d.upsertQueries}} {
+		for keys := w.keys; len(keys) > 0; {
+			n, err := s.writeSome(ctx, tx, keys, rows, w.tail)
+			if err != nil {
+				return err
+			}
+			keys = keys[n:]
 		}
-		keys = keys[n:]
 	}
 	return nil
+}
+
+// writeSome writes the first rows of keys in one INSERT ending with tail,
+// at most rowsPerStatement rows and bytesPerStatement of text (at least
+// one row), and returns how many.
+func (s *Store) writeSome(ctx context.Context, tx *sql.Tx, keys []rowKey, rows map[rowKey]*Query, tail string) (int, error) {
+	var b strings.Builder
+	b.WriteString(`INSERT INTO hive_queries (server, queryId, hook, queryStr, jobName, preTime, postTime) VALUES `)
+	var args []any
+	n, textBytes := 0, 0
+	for _, k := range keys {
+		q := rows[k]
+		text := q.QueryStr
+		if text == nonEmpty {
+			text = ""
+		}
+		if n > 0 && (n == rowsPerStatement || textBytes+len(text) > bytesPerStatement) {
+			break
+		}
+		if n > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("(?, ?, ?, ?, ?, ?, ?)")
+		args = append(args, q.Server, q.QueryID, string(q.Hook), text, q.JobName, nullMs(q.PreTimeMs), nullMs(q.PostTimeMs))
+		n++
+		textBytes += len(text)
+	}
+	b.WriteString(tail)
+	if _, err := tx.ExecContext(ctx, b.String(), args...); err != nil {
+		return 0, fmt.Errorf("write %d rows: %w", n, err)
+	}
+	return n, nil
 }
 
 // writeTotals adds the batch's history deltas to hive_jobs and raises the
@@ -282,80 +313,4 @@ func (s *Store) writeTotals(ctx context.Context, tx *sql.Tx, jobs map[string]job
 		}
 	}
 	return flush(serversHead, s.d.upsertServers, "servers")
-}
-
-// snapshot is what the Picker loads from the store: the open statements
-// (Server, QueryID, JobName, PreTimeMs), the job histories and the
-// servers' last events.
-type snapshot struct {
-	open    []Query
-	jobs    map[string]jobTotals
-	servers map[string]int64
-}
-
-// jobTotals is the history of one jobName: how many of its statements
-// finished and their total duration.
-type jobTotals struct {
-	finished int64
-	totalMs  int64
-}
-
-// load reads a snapshot in one read-only transaction, so its three parts
-// agree with each other.
-func (s *Store) load(ctx context.Context) (_ snapshot, err error) {
-	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return snapshot{}, fmt.Errorf("load %s: begin: %w", s.desc, err)
-	}
-	defer tx.Rollback()
-	snap := snapshot{jobs: map[string]jobTotals{}, servers: map[string]int64{}}
-	err = scanRows(ctx, tx, openQueries, nil, func(r *sql.Rows) error {
-		var q Query
-		if err := r.Scan(&q.Server, &q.QueryID, &q.JobName, &q.PreTimeMs); err != nil {
-			return err
-		}
-		q.Hook = PreExec
-		snap.open = append(snap.open, q)
-		return nil
-	})
-	if err == nil {
-		err = scanRows(ctx, tx, loadJobs, nil, func(r *sql.Rows) error {
-			var job string
-			var t jobTotals
-			if err := r.Scan(&job, &t.finished, &t.totalMs); err != nil {
-				return err
-			}
-			snap.jobs[job] = t
-			return nil
-		})
-	}
-	if err == nil {
-		err = scanRows(ctx, tx, loadServers, nil, func(r *sql.Rows) error {
-			var server string
-			var ms int64
-			if err := r.Scan(&server, &ms); err != nil {
-				return err
-			}
-			snap.servers[server] = ms
-			return nil
-		})
-	}
-	if err != nil {
-		return snapshot{}, fmt.Errorf("load %s: %w", s.desc, err)
-	}
-	return snap, nil
-}
-
-func scanRows(ctx context.Context, tx *sql.Tx, query string, args []any, row func(*sql.Rows) error) error {
-	rows, err := tx.QueryContext(ctx, query, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := row(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
 }

@@ -1,0 +1,73 @@
+package hiveserver_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"net/url"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/slowpeer/slowpeer/hiveserver"
+)
+
+// A Hive hook URL-encodes queryStr before the form encoding, so a "+" of
+// the statement arrives as %252B and a space as %2B.
+func ExampleParseEvent() {
+	body := "server=hs1%3A10000&hook=PRE_EXEC_HOOK&queryId=hive_1" +
+		"&queryStr=SELECT%2B1%252B1%2BAS%2B%25E7%25BB%2593%25E6%259E%259C" +
+		"&jobName=daily&timestamp=1704110400000"
+	form, err := url.ParseQuery(body) // what http.Request.ParseForm does
+	if err != nil {
+		log.Fatal(err)
+	}
+	e, err := hiveserver.ParseEvent(form)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%s %s %q %s %d\n", e.Server, e.Hook, e.QueryStr, e.JobName, e.TimeMs)
+	// Output: hs1:10000 PRE_EXEC_HOOK "SELECT 1+1 AS 结果" daily 1704110400000
+}
+
+func ExamplePicker_Pick() {
+	dir, err := os.MkdirTemp("", "hiveserver-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	ctx := context.Background()
+	store, err := hiveserver.OpenStore(ctx, "sqlite:"+filepath.Join(dir, "hive.db"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer store.Close()
+	cfg := hiveserver.DefaultConfig()
+	cfg.Servers = []string{"hs1:10000", "hs2:10000", "hs3:10000"}
+	picker, err := hiveserver.NewPicker(ctx, store, cfg)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer picker.Close()
+
+	now := time.Date(2024, 1, 1, 12, 0, 0, 0, time.UTC)
+	for _, server := range []string{"hs1:10000", "hs1:10000", "hs2:10000"} {
+		err := picker.Ingest(ctx, hiveserver.Event{Server: server, Hook: hiveserver.PreExec,
+			QueryID: fmt.Sprint("q", now.UnixNano()), JobName: "report", TimeMs: now.UnixMilli()})
+		if err != nil {
+			log.Fatal(err)
+		}
+		now = now.Add(time.Second)
+	}
+	slowHosts := []string{"hs3"} // hs3 is reported slow by its DataNode peers
+	for _, s := range picker.Servers(now, slowHosts) {
+		fmt.Printf("%s running %d load %gs slow %v\n", s.Server, s.Running, s.LoadSeconds, s.SlowHost)
+	}
+	best, err := picker.Pick(now, slowHosts)
+	fmt.Println("pick:", best.Server, err)
+	// Output:
+	// hs1:10000 running 2 load 120s slow false
+	// hs2:10000 running 1 load 60s slow false
+	// hs3:10000 running 0 load 0s slow true
+	// pick: hs2:10000 <nil>
+}
