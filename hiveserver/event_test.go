@@ -42,8 +42,8 @@ func readHookCases(t testing.TB) []hookCase {
 	return cases
 }
 
-// The bodies were made by java.net.URLEncoder, twice for queryStr, as the
-// hook does; the statements must come out byte for byte: Chinese, '+',
+// Reference: java.net.URLEncoder.encode(s, UTF_8). The bodies were made
+// by it, twice for queryStr, as the hook does; the statements must come out byte for byte: Chinese, '+',
 // '%', '&', a literal "%2B", newlines, a 4-byte emoji.
 func TestParseEventJavaHookBodies(t *testing.T) {
 	for i, c := range readHookCases(t) {
@@ -100,6 +100,7 @@ func TestParseEvent(t *testing.T) {
 	f("empty server", func(v url.Values) { v.Set("server", "") }, "field server")
 	f("server without port", func(v url.Values) { v.Set("server", "hs1") }, "field server")
 	f("server port 0", func(v url.Values) { v.Set("server", "hs1:0") }, "field server")
+	// Reference: Hive's HookContext.HookType names the three hooks.
 	f("unknown hook", func(v url.Values) { v.Set("hook", "QUERY_END") }, "field hook")
 	f("hook lower case", func(v url.Values) { v.Set("hook", "pre_exec_hook") }, "field hook")
 	f("queryId with a trailing blank", func(v url.Values) { v.Set("queryId", "q1 ") }, "field queryId: leading or trailing blanks")

@@ -75,6 +75,9 @@ func TestPick(t *testing.T) {
 				t.Errorf("%s: picked %+v, %v; want %s", name, got, err, want)
 			}
 		}
+		// Reference: DatanodeManager.getSlowPeersUuidSet and
+		// BlockPlacementPolicyDefault's exclude-slow-nodes: a node on a
+		// host among the top slow nodes gets no new work.
 		f("the idle one", nil, "idle.example:10000")
 		f("least load, not fewest running", []string{"idle.example"}, "b.example:10000")
 		f("slow hosts compare without case", []string{"IDLE.example", "B.EXAMPLE"}, "a.example:10000")

@@ -115,7 +115,7 @@ func openHiveserver(ctx context.Context, store, servers string, conf hadoopConf,
 	cfg := hiveserver.DefaultConfig()
 	cfg.Logger = log
 	if servers != "" {
-		list, err := datanodeList("-hiveservers", servers)
+		list, err := hiveserverList(servers)
 		if err != nil {
 			return nil, nil, usageError{err}
 		}
@@ -137,6 +137,18 @@ func openHiveserver(ctx context.Context, store, servers string, conf hadoopConf,
 		return nil, nil, err
 	}
 	return p, s, nil
+}
+
+// hiveserverList splits -hiveservers H:P,...; an empty entry is an error.
+func hiveserverList(s string) ([]string, error) {
+	parts := strings.Split(s, ",")
+	for i, p := range parts {
+		parts[i] = strings.TrimSpace(p)
+		if parts[i] == "" {
+			return nil, fmt.Errorf("-hiveservers %q: entry %d is empty", s, i+1)
+		}
+	}
+	return parts, nil
 }
 
 // hiveserverConf reads the picker's keys from conf into cfg, whose fields
