@@ -1,0 +1,129 @@
+package namenode
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestDataNodesDeadRule(t *testing.T) {
+	t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	deadAfter := DeadAfter(DefaultHeartbeatInterval, DefaultHeartbeatRecheckInterval)
+	f := func(silent time.Duration, want State) {
+		t.Helper()
+		d := NewDataNodes(deadAfter)
+		d.Heartbeat(t0, "a:1")
+		got, ok := d.State(t0.Add(silent), "a:1")
+		if !ok || got != want {
+			t.Fatalf("after %v silent: %q %v, want %q", silent, got, ok, want)
+		}
+	}
+	// Reference: DatanodeManager.isDatanodeDead, lastUpdate <
+	// now - heartbeatExpireInterval: dead strictly after the interval.
+	f(0, Live)
+	f(deadAfter-time.Nanosecond, Live)
+	f(deadAfter, Live)
+	f(deadAfter+time.Nanosecond, Dead)
+	f(24*time.Hour, Dead)
+}
+
+func TestDataNodesLifecycle(t *testing.T) {
+	t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	d := NewDataNodes(time.Minute)
+	if _, ok := d.State(t0, "a:1"); ok {
+		t.Fatal("unknown node has a state")
+	}
+	if !d.Heartbeat(t0, "b:1") || !d.Heartbeat(t0, "a:1") {
+		t.Fatal("a first heartbeat is not reported as new")
+	}
+	if d.Heartbeat(t0.Add(time.Second), "a:1") {
+		t.Fatal("a live node's heartbeat is reported as a revival")
+	}
+	now := t0.Add(time.Minute + 500*time.Millisecond)
+	if live, dead := d.Counts(now); live != 1 || dead != 1 {
+		t.Fatalf("Counts = %d live, %d dead", live, dead)
+	}
+	want := []DataNode{
+		{Node: "a:1", State: Live, LastHeartbeat: t0.Add(time.Second)},
+		{Node: "b:1", State: Dead, LastHeartbeat: t0},
+	}
+	if got := d.List(now); !reflect.DeepEqual(got, want) {
+		t.Fatalf("List = %+v, want %+v", got, want)
+	}
+	// Check reports each death once.
+	if got := d.Check(now); !slices.Equal(got, []string{"b:1"}) {
+		t.Fatalf("Check = %v", got)
+	}
+	if got := d.Check(now.Add(time.Hour)); !slices.Equal(got, []string{"a:1"}) {
+		t.Fatalf("second Check = %v", got)
+	}
+	if got := d.Check(now.Add(2 * time.Hour)); len(got) != 0 {
+		t.Fatalf("third Check = %v", got)
+	}
+	// A dead node that comes back is live again, and can die again.
+	later := now.Add(3 * time.Hour)
+	if !d.Heartbeat(later, "b:1") {
+		t.Fatal("a dead node's heartbeat is not reported as a revival")
+	}
+	if s, _ := d.State(later, "b:1"); s != Live {
+		t.Fatal("revived node not live")
+	}
+	if got := d.Check(later.Add(2 * time.Minute)); !slices.Equal(got, []string{"b:1"}) {
+		t.Fatalf("Check after the second death = %v", got)
+	}
+	// A heartbeat stamped earlier than the newest does not move time back.
+	d.Heartbeat(later.Add(-time.Hour), "b:1")
+	if got := d.List(later)[1].LastHeartbeat; !got.Equal(later) {
+		t.Fatalf("LastHeartbeat moved back to %v", got)
+	}
+	if d.Len() != 2 {
+		t.Fatalf("Len = %d", d.Len())
+	}
+}
+
+func TestNewDataNodesPanics(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Fatal("NewDataNodes(0) did not panic")
+		}
+	}()
+	NewDataNodes(0)
+}
+
+func TestDataNodesConcurrent(t *testing.T) {
+	t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	d := NewDataNodes(time.Minute)
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 500 {
+				now := t0.Add(time.Duration(i) * time.Second)
+				d.Heartbeat(now, fmt.Sprintf("n%d:%d", g, 1+i%50))
+				d.Counts(now)
+				d.Check(now)
+			}
+		})
+	}
+	wg.Wait()
+	if d.Len() != 200 {
+		t.Fatalf("Len = %d, want 200", d.Len())
+	}
+}
+
+func BenchmarkDataNodesHeartbeat(b *testing.B) {
+	t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	d := NewDataNodes(time.Minute)
+	ids := make([]string, 10000)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("10.%d.%d.%d:9866", i/65536, i/256%256, i%256)
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		d.Heartbeat(t0.Add(time.Duration(i)), ids[i%len(ids)])
+		i++
+	}
+}

@@ -1,0 +1,73 @@
+// Package namenode is slowpeer's NameNode-side service: it ingests the
+// DataNodes' heartbeats and slow-peer reports, keeps the live/dead
+// DataNode table, aggregates per slow node the nodes that report it, and
+// answers over HTTP.
+//
+// # Pieces
+//
+// [Tracker] holds, per slow node and reporting node, the newest report
+// and its arrival (Hadoop's SlowPeerTracker, with expiry and a
+// deterministic order). [DataNodes] is the DataNode table: a node is dead
+// after [DeadAfter] without a heartbeat, 2 × dfs.namenode.heartbeat.recheck-interval
+// + 10 × dfs.heartbeat.interval (DatanodeManager.heartbeatExpireInterval).
+// Both take the time as an argument and never read a clock.
+//
+// [Server] wires them to a gin engine:
+//
+//   - POST /v1/heartbeat: at most [MaxHeartbeatBytes] (else 413), decoded
+//     strictly (exact field names, no unknown field, no field twice, nothing
+//     after the object), validated by reports.Heartbeat.Validate, and only
+//     then applied: the sender is registered or refreshed, and a report
+//     (field slowPeers present, even empty) replaces everything the sender
+//     said before. Any refusal is 400, 401 or 413 with {"error": "one line"}
+//     and changes nothing. The answer {"slow": bool} tells the sender
+//     whether its peers currently report it slow (HDFS-16320).
+//   - GET /slowpeers?top=N: the top N slow nodes (default
+//     dfs.datanode.max.nodes.to.report) in Hadoop trunk's SlowPeerJsonReport
+//     shape.
+//   - GET /jmx: Hadoop's JMXJsonServlet document with the NameNodeStatus
+//     bean (SlowPeersReport as a JSON string) and FSNamesystemState
+//     (NumLiveDataNodes, NumDeadDataNodes).
+//   - GET /metrics: Prometheus text, every family prefixed slowpeer_.
+//   - GET /v1/datanodes: the DataNode table.
+//
+// With Config.AuthToken set, every request that is not a GET, HEAD or
+// OPTIONS needs "Authorization: Bearer <token>" (compared in constant
+// time) or is answered 401 before its handler runs. Without a token the
+// service is open and Serve says so once.
+//
+// Other packages add routes with [Server.Mount] before serving (the
+// HiveServer picker does); they get the same access log, recovery, token
+// check and duration histogram. [Server.SlowNodes] and
+// [Server.IsSlowHost] give them the slow set: the top
+// dfs.namenode.max.slowpeer.collect.nodes slow nodes, as Hadoop's
+// DatanodeManager.getSlowPeersUuidSet collects them for block placement.
+//
+// # Time and goroutines
+//
+// [Server.Step] is the periodic work (delete expired reports, log each
+// DataNode death once); [Server.Run] calls it every heartbeat interval
+// until its context ends. [Server.Serve] runs Run and an HTTP server on a
+// listener, and on cancellation lets in-flight requests finish within
+// Config.ShutdownTimeout. Nothing else starts a goroutine.
+//
+// # Metrics
+//
+// Each Server has its own metrics.Set. The families:
+//
+//	slowpeer_heartbeats_received_total              counter   accepted heartbeats
+//	slowpeer_heartbeats_rejected_total{reason}      counter   refused heartbeats: malformed,
+//	                                                          unknown_field, too_many_peers,
+//	                                                          invalid, too_large, unauthorized
+//	slowpeer_slow_nodes                             gauge     nodes with a valid report
+//	slowpeer_slow_node_reporters{node}              gauge     reporters of each slow node; the
+//	                                                          series goes when the node stops being slow
+//	slowpeer_tracker_entries                        gauge     (slow node, reporter) entries held
+//	slowpeer_datanodes{state="live"|"dead"}         gauge     the DataNode table
+//	slowpeer_http_request_duration_seconds{method,route}
+//	                                                histogram request durations (histogram_quantile works)
+//
+// The access log is one log/slog record per request: Info, but Debug for
+// accepted heartbeats (thousands a second on a large cluster) and Error
+// for 5xx answers.
+package namenode
