@@ -80,10 +80,12 @@ func TestSIGKILL(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer child.Process.Kill()
-		line, err := bufio.NewReader(out).ReadString('\n')
-		addr, ok := strings.CutPrefix(strings.TrimSpace(line), "LISTEN ")
-		if err != nil || !ok {
-			t.Fatalf("helper did not start: %q, %v; stderr:\n%s", line, err, stderr.String())
+		var addr string
+		for sc := bufio.NewScanner(out); addr == "" && sc.Scan(); {
+			addr, _ = strings.CutPrefix(sc.Text(), "LISTEN ")
+		}
+		if addr == "" {
+			t.Fatalf("helper did not start; stderr:\n%s", stderr.String())
 		}
 		base := "http://" + addr
 		client := &http.Client{Timeout: 30 * time.Second}
