@@ -7,11 +7,13 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"github.com/slowpeer/slowpeer/reports"
 )
 
 // The paths the Server answers (DESIGN.md, "NameNode-side HTTP API").
@@ -129,15 +131,22 @@ func (s *Server) SlowNodes(now time.Time) []string {
 	return ids
 }
 
-// IsSlowHost reports whether one of SlowNodes(now) runs on host (the host
-// part of a node id, without port).
-func (s *Server) IsSlowHost(now time.Time, host string) bool {
+// SlowHosts returns the distinct hosts (the node ids without port) of
+// SlowNodes(now), in the same order. It fits the slowHosts argument of
+// the HiveServer picker's handlers.
+func (s *Server) SlowHosts(now time.Time) []string {
+	var hosts []string
 	for _, id := range s.SlowNodes(now) {
-		if h, _, err := net.SplitHostPort(id); err == nil && h == host {
-			return true
+		if h := reports.Host(id); !slices.Contains(hosts, h) {
+			hosts = append(hosts, h)
 		}
 	}
-	return false
+	return hosts
+}
+
+// IsSlowHost reports whether one of SlowNodes(now) runs on host.
+func (s *Server) IsSlowHost(now time.Time, host string) bool {
+	return slices.Contains(s.SlowHosts(now), host)
 }
 
 // hostAndPort is the JMX HostAndPort: the address Serve listens on (else

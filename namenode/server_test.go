@@ -217,6 +217,9 @@ func TestSlowNodesAndHosts(t *testing.T) {
 	if got := strings.Join(s.SlowNodes(now), " "); got != "10.0.0.5:9866 10.0.0.6:9866" {
 		t.Fatalf("SlowNodes = %s", got)
 	}
+	if got := strings.Join(s.SlowHosts(now), " "); got != "10.0.0.5 10.0.0.6" {
+		t.Fatalf("SlowHosts = %s", got)
+	}
 	for host, want := range map[string]bool{"10.0.0.5": true, "10.0.0.6": true, "10.0.0.7": false, "10.0.0.2": false} {
 		if got := s.IsSlowHost(now, host); got != want {
 			t.Errorf("IsSlowHost(%s) = %v, want %v", host, got, want)

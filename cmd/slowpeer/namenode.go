@@ -3,10 +3,121 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
+	"fmt"
 	"io"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/slowpeer/slowpeer/namenode"
 )
 
-// runNamenode is a placeholder until its issue lands.
+const namenodeSynopsis = "-listen ADDR [-conf DIR] [-D key=value]... [-auth-token-file F]"
+
+// namenodeFlags are the flags of "slowpeer namenode".
+type namenodeFlags struct {
+	conf      confFlags
+	listen    string
+	tokenFile string
+}
+
+func (f *namenodeFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.listen, "listen", "", "`ADDR` to serve HTTP on, host:port (required; port 0 picks a free one)")
+	fs.StringVar(&f.tokenFile, "auth-token-file", "", "`F`, a file holding the bearer token every POST must carry (default: the service is open)")
+	f.conf.register(fs)
+}
+
+// runNamenode runs the NameNode-side service until ctx ends (SIGINT or
+// SIGTERM), then lets in-flight requests finish (at most
+// namenode.DefaultShutdownTimeout) and returns.
 func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	return errors.New("not built yet")
+	fs := newFlagSet("namenode", namenodeSynopsis, stderr)
+	var f namenodeFlags
+	f.register(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
+	}
+	cfg, err := f.config()
+	if err != nil {
+		return usageError{err}
+	}
+	cfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	srv, err := namenode.New(cfg)
+	if err != nil {
+		return usageError{err}
+	}
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
+	}
+	return srv.Serve(ctx, ln)
+}
+
+// config assembles the service's Config from the flags and the Hadoop
+// configuration.
+func (f *namenodeFlags) config() (namenode.Config, error) {
+	cfg := namenode.DefaultConfig()
+	if f.listen == "" {
+		return cfg, errors.New("-listen ADDR is required")
+	}
+	if _, _, err := net.SplitHostPort(f.listen); err != nil {
+		return cfg, fmt.Errorf("-listen %q is not host:port", f.listen)
+	}
+	cfg.Listen = f.listen
+	conf, err := f.conf.load()
+	if err != nil {
+		return cfg, err
+	}
+	if err := namenodeConf(conf, &cfg); err != nil {
+		return cfg, err
+	}
+	if f.tokenFile != "" {
+		if cfg.AuthToken, err = datanodeToken(f.tokenFile); err != nil {
+			return cfg, err
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, fmt.Errorf("configuration: %w", err)
+	}
+	return cfg, nil
+}
+
+// namenodeConf reads the service's Hadoop keys from conf into cfg, whose
+// fields hold the defaults. A bare number is read in the unit Hadoop
+// reads that key in: seconds for dfs.heartbeat.interval (DFSConfigKeys,
+// getTimeDuration with TimeUnit.SECONDS), milliseconds for the others.
+func namenodeConf(conf hadoopConf, cfg *namenode.Config) error {
+	for _, k := range []struct {
+		key      string
+		dst      *time.Duration
+		bareUnit time.Duration
+	}{
+		{namenode.HeartbeatIntervalKey, &cfg.HeartbeatInterval, time.Second},
+		{namenode.OutliersReportIntervalKey, &cfg.OutliersReportInterval, time.Millisecond},
+		{namenode.HeartbeatRecheckIntervalKey, &cfg.HeartbeatRecheckInterval, time.Millisecond},
+	} {
+		d, err := conf.duration(k.key, *k.dst, k.bareUnit)
+		if err != nil {
+			return err
+		}
+		*k.dst = d
+	}
+	for _, k := range []struct {
+		key string
+		dst *int
+	}{
+		{namenode.MaxNodesToReportKey, &cfg.MaxNodesToReport},
+		{namenode.MaxSlowPeerCollectNodesKey, &cfg.MaxSlowPeerCollectNodes},
+	} {
+		n, err := conf.integer(k.key, *k.dst, 1, namenode.MaxTop)
+		if err != nil {
+			return err
+		}
+		*k.dst = n
+	}
+	return nil
 }
