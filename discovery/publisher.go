@@ -1,0 +1,311 @@
+package discovery
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// Publisher defaults.
+const (
+	// DefaultPublishCount is how many HiveServers a Publisher publishes:
+	// the best one, so every new JDBC connection goes there.
+	DefaultPublishCount = 1
+	// DefaultPublishInterval is how often a Publisher asks for the
+	// eligible HiveServers when nobody calls Notify.
+	DefaultPublishInterval = time.Second
+	// DefaultVersion is the version= of the names a Publisher writes for
+	// HiveServers it has no registration of (those listed with
+	// -hiveservers or known from their events).
+	DefaultVersion = "slowpeer"
+	// maxPublishCount bounds Count.
+	maxPublishCount = 1000
+)
+
+// PublisherConfig is the configuration of a Publisher. Start from
+// DefaultPublisherConfig and set Servers, Namespace and Eligible.
+type PublisherConfig struct {
+	// Servers is the ZooKeeper ensemble, "host:port" each (the
+	// -hs2-zookeeper flag).
+	Servers []string
+	// Namespace is the parent znode to publish under (the
+	// -hs2-publish-namespace flag), created persistent when missing. JDBC
+	// clients name it in zooKeeperNamespace=. It must not be where the
+	// HiveServers register themselves, or clients would pick among those
+	// too.
+	Namespace string
+	// Count is how many HiveServers to publish, the first of Eligible
+	// (the -hs2-publish-count flag, default DefaultPublishCount).
+	Count int
+	// Interval is how often Eligible is asked without Notify (default
+	// DefaultPublishInterval). Asking costs no ZooKeeper call; only a
+	// change of the published set does.
+	Interval time.Duration
+	// SessionTimeout is the ZooKeeper session timeout (default
+	// DefaultSessionTimeout): how long the znodes of a Publisher that died
+	// without closing outlive it.
+	SessionTimeout time.Duration
+	// Eligible returns the HiveServers that may be published ("host:port"
+	// each), best first. It is called from the Publisher's goroutine and
+	// should be cheap. Required.
+	Eligible func() []string
+	// Registration, when set, returns what a HiveServer registered about
+	// itself (Watcher.Registration), so the published data carry its
+	// transport mode, authentication and SSL (see Record).
+	Registration func(server string) (Registration, bool)
+	// Version is the version= of names written for HiveServers without a
+	// registration (default DefaultVersion).
+	Version string
+	// PlainData writes "host:port" data instead of HiveServer2's configs,
+	// as hive.server2.zookeeper.publish.configs=false does (for JDBC
+	// drivers before Hive 1.3).
+	PlainData bool
+	// Logger receives changes of the published set and ZooKeeper trouble;
+	// nil means slog.Default().
+	Logger *slog.Logger
+
+	dial zk.Dialer           // tests cut the network with it
+	wrap func(zkConn) zkConn // tests record the calls
+}
+
+// DefaultPublisherConfig returns a PublisherConfig with the defaults above
+// and no servers, namespace or Eligible.
+func DefaultPublisherConfig() PublisherConfig {
+	return PublisherConfig{
+		Count:          DefaultPublishCount,
+		Interval:       DefaultPublishInterval,
+		SessionTimeout: DefaultSessionTimeout,
+		Version:        DefaultVersion,
+	}
+}
+
+// Validate returns an error naming the first broken rule, or nil.
+func (c PublisherConfig) Validate() error {
+	if err := checkServers(c.Servers); err != nil {
+		return err
+	}
+	if _, err := namespacePath(c.Namespace); err != nil {
+		return err
+	}
+	if c.Count < 1 || c.Count > maxPublishCount {
+		return fmt.Errorf("publish count must be within 1..%d, got %d", maxPublishCount, c.Count)
+	}
+	if c.Interval < 10*time.Millisecond || c.Interval > time.Hour {
+		return fmt.Errorf("publish interval must be within 10ms..1h, got %v", c.Interval)
+	}
+	if c.SessionTimeout < time.Second || c.SessionTimeout > time.Hour {
+		return fmt.Errorf("zookeeper session timeout must be within 1s..1h, got %v", c.SessionTimeout)
+	}
+	if c.Eligible == nil {
+		return errors.New("no Eligible function")
+	}
+	return checkVersion(c.Version)
+}
+
+// zkConn is what a Publisher asks of ZooKeeper; *zk.Conn has it.
+type zkConn interface {
+	ChildrenW(path string) ([]string, *zk.Stat, <-chan zk.Event, error)
+	Get(path string) ([]byte, *zk.Stat, error)
+	Create(path string, data []byte, flags int32, acl []zk.ACL) (string, error)
+	Delete(path string, version int32) error
+	SessionID() int64
+}
+
+// Publisher keeps, under /<namespace>, one ephemeral sequential znode in
+// HiveServer2's own format (Record) for each of the best Count eligible
+// HiveServers, so a JDBC client that discovers HiveServer2 through
+// ZooKeeper (serviceDiscoveryMode=zooKeeper;zooKeeperNamespace=<namespace>)
+// connects to one of them, unmodified.
+//
+// It asks Eligible every Interval and whenever Notify is called, and
+// writes to ZooKeeper only when the published set changes: it creates the
+// new znodes first, then deletes the old ones, so a client never finds the
+// namespace empty during a switch. It publishes nothing but what Eligible
+// returns; when that is empty it removes its znodes (clients then fail as
+// "no HiveServer2 in ZooKeeper" rather than land on a slow host).
+//
+// It watches the namespace, so it puts back a znode of its own that
+// someone deleted, and after its ZooKeeper session expired (its znodes
+// went with it) it creates them again under the new session. A znode is
+// its own when its ephemeral owner is its session; other Publishers'
+// znodes (service replicas publishing into the same namespace) are left
+// alone: clients pick at random among all of them.
+//
+// A Publisher is safe for concurrent use. Build it with NewPublisher;
+// Close removes its znodes and stops it.
+type Publisher struct {
+	cfg  PublisherConfig
+	path string
+	log  *slog.Logger
+	s    *session
+	zk   zkConn
+
+	published atomic.Pointer[[]string]
+	notify    chan struct{}
+	closing   chan struct{}
+	closeOnce sync.Once
+	done      chan struct{}
+	closeErr  error // set by the goroutine before done
+}
+
+// record is one znode a Publisher wants: Record's result for a server.
+type record struct {
+	server, prefix string
+	data           []byte
+}
+
+// NewPublisher connects to ZooKeeper and starts publishing; it does not
+// wait for the first write.
+func NewPublisher(cfg PublisherConfig) (*Publisher, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("hiveserver2 publisher config: %w", err)
+	}
+	p := &Publisher{
+		cfg:     cfg,
+		log:     cfg.Logger,
+		notify:  make(chan struct{}, 1),
+		closing: make(chan struct{}),
+		done:    make(chan struct{}),
+	}
+	p.path, _ = namespacePath(cfg.Namespace)
+	if p.log == nil {
+		p.log = slog.Default()
+	}
+	p.log = p.log.With("namespace", p.path)
+	p.published.Store(new([]string))
+	s, err := connect(cfg.Servers, cfg.SessionTimeout, cfg.dial, p.log)
+	if err != nil {
+		return nil, err
+	}
+	p.s, p.zk = s, s.conn
+	if cfg.wrap != nil {
+		p.zk = cfg.wrap(p.zk)
+	}
+	go p.run()
+	return p, nil
+}
+
+// Notify makes the Publisher ask Eligible again now (the pick may have
+// changed). It never blocks.
+func (p *Publisher) Notify() {
+	select {
+	case p.notify <- struct{}{}:
+	default:
+	}
+}
+
+// Published returns the servers whose znodes the last successful write
+// left in ZooKeeper, best first. The caller must not modify the slice.
+func (p *Publisher) Published() []string { return *p.published.Load() }
+
+// Close deletes the Publisher's znodes, ends its ZooKeeper session (which
+// would delete them too) and waits for its goroutines. The error says why
+// the znodes could not be deleted.
+func (p *Publisher) Close() error {
+	p.closeOnce.Do(func() { close(p.closing) })
+	<-p.done
+	p.s.close()
+	return p.closeErr
+}
+
+func (p *Publisher) run() {
+	defer close(p.done)
+	tick := time.NewTicker(p.cfg.Interval)
+	defer tick.Stop()
+	var (
+		applied []record
+		changed <-chan zk.Event // the namespace's children changed
+		stale   = true          // ZooKeeper may not hold applied
+	)
+	for {
+		want := p.records(p.cfg.Eligible())
+		if stale || !sameRecords(want, applied) {
+			ch, err := p.reconcile(want)
+			if err != nil {
+				p.log.Warn("hiveserver2 publisher: will retry", "err", err, "in", p.cfg.Interval)
+				stale, changed = true, nil
+			} else {
+				if !sameRecords(want, applied) {
+					p.logChange(applied, want)
+				}
+				applied, stale, changed = want, false, ch
+				servers := make([]string, len(want))
+				for i, r := range want {
+					servers[i] = r.server
+				}
+				p.published.Store(&servers)
+			}
+		}
+		select {
+		case <-p.closing:
+			_, p.closeErr = p.reconcile(nil)
+			return
+		case <-p.notify:
+		case <-tick.C:
+		case <-changed:
+			stale, changed = true, nil
+		}
+	}
+}
+
+// records turns Eligible's answer into the first Count records that can
+// be written, skipping (and logging) servers that cannot.
+func (p *Publisher) records(eligible []string) []record {
+	out := make([]record, 0, p.cfg.Count)
+	for _, server := range eligible {
+		if len(out) == p.cfg.Count {
+			break
+		}
+		if slices.ContainsFunc(out, func(r record) bool { return r.server == server }) {
+			continue
+		}
+		var reg *Registration
+		if p.cfg.Registration != nil {
+			if r, ok := p.cfg.Registration(server); ok {
+				reg = &r
+			}
+		}
+		prefix, data, err := Record(server, reg, p.cfg.Version, p.cfg.PlainData)
+		if err != nil {
+			p.log.Warn("hiveserver2 publisher: skipping a HiveServer that cannot be published", "server", server, "err", err)
+			continue
+		}
+		out = append(out, record{server, prefix, data})
+	}
+	return out
+}
+
+func sameRecords(a, b []record) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, r := range a {
+		if !slices.ContainsFunc(b, func(s record) bool {
+			return s.prefix == r.prefix && string(s.data) == string(r.data)
+		}) {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *Publisher) logChange(from, to []record) {
+	names := func(rs []record) []string {
+		out := make([]string, len(rs))
+		for i, r := range rs {
+			out[i] = r.server
+		}
+		return out
+	}
+	if len(to) == 0 {
+		p.log.Warn("hiveserver2 publisher: no eligible HiveServer; publishing none", "was", names(from))
+		return
+	}
+	p.log.Info("hiveserver2 publisher: published", "servers", names(to), "was", names(from))
+}

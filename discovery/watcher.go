@@ -1,0 +1,291 @@
+package discovery
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"path"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// DefaultNamespace is where HiveServer2 registers by default: Hive's
+// hive.server2.zookeeper.namespace, and the JDBC driver's default
+// zooKeeperNamespace.
+const DefaultNamespace = "hiveserver2"
+
+// WatcherConfig is the configuration of a Watcher. Start from
+// DefaultWatcherConfig and set Servers.
+type WatcherConfig struct {
+	// Servers is the ZooKeeper ensemble, "host:port" each (the
+	// -hs2-zookeeper flag; Hive's hive.zookeeper.quorum).
+	Servers []string
+	// Namespace is the parent znode the HiveServers register under (the
+	// -hs2-namespace flag, default DefaultNamespace, Hive's
+	// hive.server2.zookeeper.namespace). It need not exist yet.
+	Namespace string
+	// SessionTimeout is the ZooKeeper session timeout (default
+	// DefaultSessionTimeout).
+	SessionTimeout time.Duration
+	// OnChange, when set, is called from the Watcher's goroutine after
+	// the set of servers changed. It must not block; a Publisher's Notify
+	// fits.
+	OnChange func()
+	// Logger receives registrations that come and go and ZooKeeper
+	// trouble; nil means slog.Default().
+	Logger *slog.Logger
+
+	dial zk.Dialer // tests cut the network with it
+}
+
+// DefaultWatcherConfig returns a WatcherConfig with the defaults above
+// and no servers.
+func DefaultWatcherConfig() WatcherConfig {
+	return WatcherConfig{Namespace: DefaultNamespace, SessionTimeout: DefaultSessionTimeout}
+}
+
+// Validate returns an error naming the first broken rule, or nil.
+func (c WatcherConfig) Validate() error {
+	if err := checkServers(c.Servers); err != nil {
+		return err
+	}
+	if _, err := namespacePath(c.Namespace); err != nil {
+		return err
+	}
+	if c.SessionTimeout < time.Second || c.SessionTimeout > time.Hour {
+		return fmt.Errorf("zookeeper session timeout must be within 1s..1h, got %v", c.SessionTimeout)
+	}
+	return nil
+}
+
+// Watcher knows the HiveServers registered in ZooKeeper the way
+// HiveServer2 registers itself: the ephemeral children of /<namespace>
+// named serverUri=host:port;version=V;sequence=N. It watches the
+// children, so a HiveServer whose znode goes (it stopped, or its
+// ZooKeeper session expired) is dropped as soon as ZooKeeper tells. A
+// child whose name does not parse is skipped and logged once.
+//
+// While ZooKeeper is unreachable the Watcher keeps the last set it read;
+// after a reconnect (or a new session, when the old one expired) it reads
+// the children again.
+//
+// A Watcher is a hiveserver.Source. It is safe for concurrent use. Build
+// it with NewWatcher; Close stops it.
+type Watcher struct {
+	cfg  WatcherConfig
+	path string
+	log  *slog.Logger
+	s    *session
+
+	snap   atomic.Pointer[snapshot]
+	synced chan struct{} // closed after the first complete read
+
+	// Owned by the goroutine.
+	data map[string][]byte // child name → data, for children still present
+	bad  map[string]bool   // child names already logged as unparsable
+
+	closing   chan struct{}
+	closeOnce sync.Once
+	done      chan struct{}
+}
+
+// snapshot is one read of the namespace; it is never modified.
+type snapshot struct {
+	servers []string                // sorted
+	regs    map[string]Registration // server → its newest registration
+}
+
+// NewWatcher connects to ZooKeeper and starts watching; it does not wait
+// for the first read (Synced tells).
+func NewWatcher(cfg WatcherConfig) (*Watcher, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("hiveserver2 watcher config: %w", err)
+	}
+	w := &Watcher{
+		cfg:     cfg,
+		log:     cfg.Logger,
+		synced:  make(chan struct{}),
+		data:    map[string][]byte{},
+		bad:     map[string]bool{},
+		closing: make(chan struct{}),
+		done:    make(chan struct{}),
+	}
+	w.path, _ = namespacePath(cfg.Namespace)
+	if w.log == nil {
+		w.log = slog.Default()
+	}
+	w.log = w.log.With("namespace", w.path)
+	w.snap.Store(&snapshot{})
+	s, err := connect(cfg.Servers, cfg.SessionTimeout, cfg.dial, w.log)
+	if err != nil {
+		return nil, err
+	}
+	w.s = s
+	go w.run()
+	return w, nil
+}
+
+// Servers returns the "host:port" of every HiveServer registered now,
+// sorted. It does no I/O; the caller must not modify the slice.
+func (w *Watcher) Servers() []string { return w.snap.Load().servers }
+
+// Registration returns what server registered (its newest znode when it
+// has several), if it is registered now.
+func (w *Watcher) Registration(server string) (Registration, bool) {
+	r, ok := w.snap.Load().regs[server]
+	return r, ok
+}
+
+// Synced is closed once the Watcher has read the namespace for the first
+// time (an absent namespace counts as read: no HiveServer).
+func (w *Watcher) Synced() <-chan struct{} { return w.synced }
+
+// Close stops watching, ends the ZooKeeper session and waits for both.
+func (w *Watcher) Close() {
+	w.closeOnce.Do(func() { close(w.closing) })
+	w.s.conn.Close() // fails the call in flight, if any
+	<-w.done
+	w.s.close()
+}
+
+func (w *Watcher) run() {
+	defer close(w.done)
+	delay := time.Duration(0)
+	for {
+		err := w.step()
+		select {
+		case <-w.closing:
+			return
+		default:
+		}
+		if err == nil {
+			delay = 0
+			continue
+		}
+		delay = nextRetryDelay(delay)
+		w.log.Warn("hiveserver2 watcher: will retry", "err", err, "in", delay)
+		t := time.NewTimer(delay)
+		select {
+		case <-w.closing:
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// step reads the children of the namespace, publishes them, and waits
+// until ZooKeeper says they changed (or that the watch is gone: the
+// session expired) or the Watcher closes.
+func (w *Watcher) step() error {
+	children, _, changed, err := w.s.conn.ChildrenW(w.path)
+	if errors.Is(err, zk.ErrNoNode) {
+		exists, _, created, err := w.s.conn.ExistsW(w.path)
+		if err != nil {
+			return fmt.Errorf("watch %s: %w", w.path, err)
+		}
+		if exists {
+			return nil // created meanwhile: list it
+		}
+		w.publish(nil)
+		return w.wait(created)
+	}
+	if err != nil {
+		return fmt.Errorf("list %s: %w", w.path, err)
+	}
+	regs, err := w.read(children)
+	if err != nil {
+		return err
+	}
+	w.publish(regs)
+	return w.wait(changed)
+}
+
+func (w *Watcher) wait(ch <-chan zk.Event) error {
+	select {
+	case <-ch:
+		// A change, or the watch is gone (the session expired, the
+		// connection closes): read again either way.
+		return nil
+	case <-w.closing:
+		return nil
+	}
+}
+
+// read parses the children's names and reads the data of those it has
+// not read yet (HiveServer2 never changes its znode's data).
+func (w *Watcher) read(children []string) (map[string]Registration, error) {
+	present := make(map[string]bool, len(children))
+	regs := make(map[string]Registration, len(children))
+	for _, child := range children {
+		present[child] = true
+		name, err := ParseName(child)
+		if err != nil {
+			if !w.bad[child] {
+				w.bad[child] = true
+				w.log.Warn("hiveserver2 watcher: skipping a znode that is not a HiveServer2 registration", "err", err)
+			}
+			continue
+		}
+		data, ok := w.data[child]
+		if !ok {
+			data, _, err = w.s.conn.Get(path.Join(w.path, child))
+			if errors.Is(err, zk.ErrNoNode) {
+				continue // gone already; the watch fires for it
+			}
+			if err != nil {
+				return nil, fmt.Errorf("read %s: %w", path.Join(w.path, child), err)
+			}
+			w.data[child] = data
+		}
+		if old, ok := regs[name.Server]; !ok || name.newer(old.Name) {
+			regs[name.Server] = Registration{Name: name, Data: data}
+		}
+	}
+	for child := range w.data {
+		if !present[child] {
+			delete(w.data, child)
+		}
+	}
+	for child := range w.bad {
+		if !present[child] {
+			delete(w.bad, child)
+		}
+	}
+	return regs, nil
+}
+
+// publish makes regs the snapshot and tells about what changed.
+func (w *Watcher) publish(regs map[string]Registration) {
+	servers := make([]string, 0, len(regs))
+	for s := range regs {
+		servers = append(servers, s)
+	}
+	slices.Sort(servers)
+	old := w.snap.Swap(&snapshot{servers: servers, regs: regs})
+	select {
+	case <-w.synced:
+	default:
+		close(w.synced)
+	}
+	if slices.Equal(old.servers, servers) {
+		return
+	}
+	for _, s := range servers {
+		if _, ok := old.regs[s]; !ok {
+			w.log.Info("hiveserver registered", "server", s, "version", regs[s].Name.Version)
+		}
+	}
+	for _, s := range old.servers {
+		if _, ok := regs[s]; !ok {
+			w.log.Info("hiveserver gone", "server", s)
+		}
+	}
+	if w.cfg.OnChange != nil {
+		w.cfg.OnChange()
+	}
+}
