@@ -3,7 +3,11 @@ package hiveserver
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -56,6 +60,42 @@ func benchIngest(b *testing.B, dsn string) {
 	if c := p.Counters(); c.Commits > 0 {
 		b.ReportMetric(float64(c.Events)/float64(c.Commits), "events/commit")
 	}
+}
+
+// BenchmarkSendHTTP measures hook events per second end to end: form
+// bodies POSTed over loopback HTTP (keep-alive) to SendHandler, into
+// SQLite, from 16 × GOMAXPROCS concurrent clients.
+//
+//	go test -run '^$' -bench SendHTTP -benchtime 20000x ./hiveserver/
+func BenchmarkSendHTTP(b *testing.B) {
+	p := openPicker(b, openStore(b, sqliteDSN(b)), Config{})
+	srv := httptest.NewServer(p.SendHandler())
+	defer srv.Close()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256}}
+	var n atomic.Int64
+	b.SetParallelism(16)
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			i := n.Add(1)
+			e := ev(fmt.Sprintf("hs%d.example.com:10000", i%20), PreExec, fmt.Sprintf("hive_%d", i),
+				fmt.Sprintf("report_%d", i%50), at(time.Duration(i)*time.Millisecond))
+			resp, err := client.Post(srv.URL+SendPath, formType, strings.NewReader(e.Form().Encode()))
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 {
+				b.Errorf("status %d", resp.StatusCode)
+				return
+			}
+		}
+	})
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }
 
 // BenchmarkPick measures a pick among 100 HiveServers running 10 000
