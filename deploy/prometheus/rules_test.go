@@ -1,0 +1,82 @@
+// Package prometheus_test checks the Prometheus files shipped in
+// deploy/prometheus: the rules and the example configuration with
+// promtool (skipped when promtool is not on PATH; CI has it), and that
+// every slowpeer_ metric the rules use is one the service exports.
+package prometheus_test
+
+import (
+	"bytes"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/slowpeer/slowpeer/namenode"
+)
+
+func promtool(t *testing.T, args ...string) {
+	t.Helper()
+	path, err := exec.LookPath("promtool")
+	if err != nil {
+		t.Skip("promtool not on PATH")
+	}
+	out, err := exec.Command(path, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("promtool %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+func TestPromtoolCheckRules(t *testing.T) { promtool(t, "check", "rules", "alerts.yml") }
+
+func TestPromtoolTestRules(t *testing.T) { promtool(t, "test", "rules", "alerts_test.yml") }
+
+func TestPromtoolCheckConfig(t *testing.T) { promtool(t, "check", "config", "prometheus.yml") }
+
+// TestRulesUseExportedMetrics scrapes a service that has a slow node and
+// a dead DataNode and checks that every slowpeer_ name in alerts.yml is in
+// the scrape, so that a renamed metric cannot silently disarm an alert.
+func TestRulesUseExportedMetrics(t *testing.T) {
+	rules, err := os.ReadFile("alerts.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	used := regexp.MustCompile(`slowpeer_[a-z_]+`).FindAllString(string(rules), -1)
+	if len(used) == 0 {
+		t.Fatal("alerts.yml uses no slowpeer_ metric")
+	}
+
+	now := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	cfg := namenode.DefaultConfig()
+	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	cfg.Now = func() time.Time { return now }
+	s, err := namenode.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	post := func(body string) {
+		t.Helper()
+		w := httptest.NewRecorder()
+		s.Handler().ServeHTTP(w, httptest.NewRequest("POST", namenode.HeartbeatPath, strings.NewReader(body)))
+		if w.Code != 200 {
+			t.Fatalf("heartbeat: %d %s", w.Code, w.Body)
+		}
+	}
+	post(`{"node":"10.0.0.9:9866"}`)
+	now = now.Add(cfg.DeadAfter() + time.Second)
+	post(`{"node":"10.0.0.2:9866","slowPeers":[{"node":"10.0.0.5:9866","latencyMs":40,"medianMs":2,"madMs":1,"upperLimitMs":6}]}`)
+	var scrape bytes.Buffer
+	s.WriteMetrics(&scrape)
+	for _, name := range used {
+		if !strings.Contains(scrape.String(), "\n"+name) && !strings.HasPrefix(scrape.String(), name) {
+			t.Errorf("alerts.yml uses %s, which the service does not export", name)
+		}
+	}
+	if t.Failed() {
+		t.Log(scrape.String())
+	}
+}
