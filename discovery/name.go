@@ -99,8 +99,14 @@ func (n Name) Prefix() string {
 	return nameServerKey + "=" + n.Server + ";" + nameVersionKey + "=" + n.Version + ";" + nameSequenceKey + "="
 }
 
-// String is the whole name, Prefix followed by the counter.
-func (n Name) String() string { return n.Prefix() + n.Sequence }
+// String is the whole name: Prefix followed by the counter, or without
+// the sequence field when n has no counter.
+func (n Name) String() string {
+	if n.Sequence == "" {
+		return nameServerKey + "=" + n.Server + ";" + nameVersionKey + "=" + n.Version
+	}
+	return n.Prefix() + n.Sequence
+}
 
 // Validate reports an error unless ParseName would read n.String() back as
 // n.
@@ -144,7 +150,7 @@ func serverFromURI(uri string) (string, error) {
 	if strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]") {
 		host = host[1 : len(host)-1]
 	}
-	if host == "" || strings.ContainsAny(host, "[]") {
+	if host == "" || strings.ContainsAny(host, "[]=") {
 		return "", fmt.Errorf("serverUri %q has a bad host", uri)
 	}
 	id := net.JoinHostPort(host, port)
