@@ -46,7 +46,8 @@ func malformed(format string, args ...any) error {
 // It accepts a subset of what encoding/json with DisallowUnknownFields
 // accepts, and decodes what it accepts to the same value (the fuzz test
 // checks both); it exists because it is exact about field names and
-// several times faster on the hot path.
+// about three times faster, with a third of the allocations
+// (BenchmarkDecodeHeartbeat).
 func decodeHeartbeat(data []byte) (reports.Heartbeat, error) {
 	d := decoder{data: data}
 	var hb reports.Heartbeat

@@ -28,7 +28,7 @@ func (s *Server) Step(now time.Time) StepResult {
 	res := StepResult{Expired: s.tracker.Expire(now), Died: s.nodes.Check(now)}
 	for _, n := range res.Died {
 		s.log.Warn("datanode is dead", slog.String("node", n),
-			slog.Duration("silentFor", s.cfg.DeadAfter()))
+			slog.Duration("deadAfter", s.cfg.DeadAfter()))
 	}
 	if res.Expired > 0 {
 		s.log.Debug("expired slow-peer reports", slog.Int("entries", res.Expired))
