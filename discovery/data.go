@@ -89,14 +89,20 @@ func FormatParams(params []Param) ([]byte, error) {
 //     String.split(":") (trailing empty strings dropped) must give exactly
 //     two parts, the second a Java int.
 //
+// Like the driver, Endpoint reads the data as UTF-8, with U+FFFD for
+// bytes that are not.
+//
 // A missing host, or a port outside 1..65535, is an error here although
 // the driver goes on to fail only at connect time. The driver never reads
 // the znode's name, so neither does Endpoint.
 // Reference: ZooKeeperHiveClientHelper.updateParamsWithZKServerNode,
 // ZooKeeperHiveClientHelper.applyConfs.
 func Endpoint(data []byte) (host string, port int, err error) {
-	if bytes.IndexByte(data, '=') < 0 {
-		parts := strings.Split(string(data), ":")
+	// The driver decodes the data as UTF-8 (new String(bytes, UTF_8)),
+	// replacing what is not.
+	text := strings.ToValidUTF8(string(data), "\uFFFD")
+	if strings.IndexByte(text, '=') < 0 {
+		parts := strings.Split(text, ":")
 		for len(parts) > 0 && parts[len(parts)-1] == "" {
 			parts = parts[:len(parts)-1]
 		}
@@ -109,7 +115,7 @@ func Endpoint(data []byte) (host string, port int, err error) {
 		}
 		return usable(parts[0], true, p)
 	}
-	ps, _ := ParseParams(data)
+	ps, _ := ParseParams([]byte(text))
 	hostSet := false
 	port32 := int32(0)
 	for _, p := range ps {

@@ -6,6 +6,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/slowpeer/slowpeer/reports"
 )
@@ -44,6 +45,9 @@ const (
 // missing, and keys it does not know (Kyuubi adds some) are ignored. A
 // name is outside input: every rule broken is an error, never a panic.
 func ParseName(s string) (Name, error) {
+	if !utf8.ValidString(s) {
+		return Name{}, fmt.Errorf("znode name %q is not UTF-8", s)
+	}
 	var n Name
 	var seen [3]bool
 	for field := range strings.SplitSeq(s, ";") {
@@ -111,6 +115,9 @@ func (n Name) String() string {
 // Validate reports an error unless ParseName would read n.String() back as
 // n.
 func (n Name) Validate() error {
+	if !utf8.ValidString(n.Server) || !utf8.ValidString(n.Version) {
+		return fmt.Errorf("name %q is not UTF-8", n.String())
+	}
 	if err := reports.ValidateNode(n.Server); err != nil {
 		return err
 	}
