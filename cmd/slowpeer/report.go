@@ -162,14 +162,14 @@ func writeReportTable(w io.Writer, nodes []reports.SlowNode) error {
 	}
 	fmt.Fprintf(w, "Slow nodes: %d\n\n", len(nodes))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SLOW NODE\tREPORTERS\tREPORTING NODE\tLATENCY ms\tMEDIAN ms\tMAD ms\tUPPER LIMIT ms\t")
+	fmt.Fprintln(tw, "SLOW NODE\tREPORTERS\tREPORTING NODE\tLATENCY ms\tMEDIAN ms\tMAD ms\tUPPER LIMIT ms")
 	for _, n := range nodes {
 		for i, r := range n.Reporters {
 			node, count := "", ""
 			if i == 0 {
 				node, count = n.Node, strconv.Itoa(len(n.Reporters))
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t%.2f\t%.2f\t%.2f\t\n",
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t%.2f\t%.2f\t%.2f\n",
 				node, count, r.Node, r.LatencyMs, r.MedianMs, r.MADMs, r.UpperLimitMs)
 		}
 	}

@@ -53,10 +53,10 @@ func TestReportTable(t *testing.T) {
 	}
 	want := `Slow nodes: 2
 
-SLOW NODE      REPORTERS  REPORTING NODE  LATENCY ms  MEDIAN ms  MAD ms  UPPER LIMIT ms  
-10.0.0.5:9866  2          10.0.0.2:9866   35.20       2.10       0.74    6.30            
-                          10.0.0.3:9866   41.00       1.90       0.50    5.70            
-10.0.0.6:9866  1          10.0.0.2:9866   12.25       2.10       0.74    6.30            
+SLOW NODE      REPORTERS  REPORTING NODE  LATENCY ms  MEDIAN ms  MAD ms  UPPER LIMIT ms
+10.0.0.5:9866  2          10.0.0.2:9866   35.20       2.10       0.74    6.30
+                          10.0.0.3:9866   41.00       1.90       0.50    5.70
+10.0.0.6:9866  1          10.0.0.2:9866   12.25       2.10       0.74    6.30
 `
 	if out != want {
 		t.Fatalf("table:\n%s\nwant:\n%s", out, want)
