@@ -143,7 +143,7 @@ type Publisher struct {
 	cfg  PublisherConfig
 	path string
 	log  *slog.Logger
-	s    *session
+	s    *session // nil in tests that bring their own zkConn
 	zk   zkConn
 
 	published atomic.Pointer[[]string]
@@ -166,9 +166,31 @@ func NewPublisher(cfg PublisherConfig) (*Publisher, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("hiveserver2 publisher config: %w", err)
 	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	s, err := connect(cfg.Servers, cfg.SessionTimeout, cfg.dial, log)
+	if err != nil {
+		return nil, err
+	}
+	var conn zkConn = s.conn
+	if cfg.wrap != nil {
+		conn = cfg.wrap(conn)
+	}
+	p := newPublisher(cfg, conn)
+	p.s = s
+	go p.run()
+	return p, nil
+}
+
+// newPublisher is NewPublisher on conn, without its goroutine, for tests
+// that bring their own ZooKeeper.
+func newPublisher(cfg PublisherConfig, conn zkConn) *Publisher {
 	p := &Publisher{
 		cfg:     cfg,
 		log:     cfg.Logger,
+		zk:      conn,
 		notify:  make(chan struct{}, 1),
 		closing: make(chan struct{}),
 		done:    make(chan struct{}),
@@ -179,16 +201,7 @@ func NewPublisher(cfg PublisherConfig) (*Publisher, error) {
 	}
 	p.log = p.log.With("namespace", p.path)
 	p.published.Store(new([]string))
-	s, err := connect(cfg.Servers, cfg.SessionTimeout, cfg.dial, p.log)
-	if err != nil {
-		return nil, err
-	}
-	p.s, p.zk = s, s.conn
-	if cfg.wrap != nil {
-		p.zk = cfg.wrap(p.zk)
-	}
-	go p.run()
-	return p, nil
+	return p
 }
 
 // Notify makes the Publisher ask Eligible again now (the pick may have
@@ -210,7 +223,9 @@ func (p *Publisher) Published() []string { return *p.published.Load() }
 func (p *Publisher) Close() error {
 	p.closeOnce.Do(func() { close(p.closing) })
 	<-p.done
-	p.s.close()
+	if p.s != nil {
+		p.s.close()
+	}
 	return p.closeErr
 }
 
