@@ -151,30 +151,36 @@ func javaSplitColon(s string) []string {
 }
 
 // jdbcLandings returns, for every child of /namespace the driver may
-// pick, where a fresh client lands (an error text when it fails).
-func jdbcLandings(t *testing.T, conn *zk.Conn, namespace string) []string {
+// pick, where a fresh client lands (an error text when it fails), sorted,
+// and the children it saw (none when the namespace does not exist).
+func jdbcLandings(t testing.TB, conn *zk.Conn, namespace string) (landings, children []string) {
 	t.Helper()
 	children, _, err := conn.Children("/" + namespace)
+	if errors.Is(err, zk.ErrNoNode) {
+		return nil, nil
+	}
 	if err != nil {
 		t.Fatalf("list /%s: %v", namespace, err)
 	}
-	var out []string
 	for i := range children {
 		var p jdbcParams
+		changed := false
 		err := jdbcConfigure(conn, namespace, &p, func(n int) int {
-			if n != len(children) {
-				t.Fatalf("the namespace changed under the lookup")
-			}
-			return i
+			changed = n != len(children)
+			return min(i, n-1)
 		})
-		if err != nil {
-			out = append(out, "error: "+err.Error())
-			continue
+		switch {
+		case changed:
+			out := "error: the namespace changed under the lookup"
+			landings = append(landings, out)
+		case err != nil:
+			landings = append(landings, "error: "+err.Error())
+		default:
+			landings = append(landings, p.endpoint())
 		}
-		out = append(out, p.endpoint())
 	}
-	slices.Sort(out)
-	return out
+	slices.Sort(landings)
+	return landings, children
 }
 
 // TestJDBCEmulation pins the driver's reading of znode data, the

@@ -166,20 +166,15 @@ func NewPublisher(cfg PublisherConfig) (*Publisher, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("hiveserver2 publisher config: %w", err)
 	}
-	log := cfg.Logger
-	if log == nil {
-		log = slog.Default()
-	}
-	s, err := connect(cfg.Servers, cfg.SessionTimeout, cfg.dial, log)
+	p := newPublisher(cfg, nil)
+	s, err := connect(cfg.Servers, cfg.SessionTimeout, cfg.dial, p.log)
 	if err != nil {
 		return nil, err
 	}
-	var conn zkConn = s.conn
+	p.s, p.zk = s, s.conn
 	if cfg.wrap != nil {
-		conn = cfg.wrap(conn)
+		p.zk = cfg.wrap(p.zk)
 	}
-	p := newPublisher(cfg, conn)
-	p.s = s
 	go p.run()
 	return p, nil
 }
