@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"strings"
 	"sync"
 	"time"
@@ -48,6 +49,7 @@ var durationBuckets = []float64{
 // several Servers can live in one process.
 type serverMetrics struct {
 	set        *metrics.Set
+	families   map[string]metricHelp // metricFamilies and the mounted ones; fixed once serving
 	heartbeats *metrics.Counter
 	rejected   map[string]*metrics.Counter // by reason; read-only after creation
 
@@ -60,6 +62,7 @@ type routeKey struct{ method, route string }
 func newServerMetrics(s *Server) *serverMetrics {
 	m := &serverMetrics{
 		set:       metrics.NewSet(),
+		families:  maps.Clone(metricFamilies),
 		rejected:  make(map[string]*metrics.Counter, len(rejectReasons)),
 		durations: make(map[routeKey]*metrics.PrometheusHistogram),
 	}
@@ -137,7 +140,7 @@ func (s *Server) serveMetrics(c *gin.Context) {
 func (s *Server) WriteMetrics(w io.Writer) {
 	var b bytes.Buffer
 	s.metrics.set.WritePrometheus(&b)
-	writeWithMetadata(w, b.Bytes(), metricFamilies)
+	writeWithMetadata(w, b.Bytes(), s.metrics.families)
 }
 
 // writeWithMetadata copies the exposition text, dropping the comments it
@@ -179,4 +182,16 @@ func familyOf(line []byte, families map[string]metricHelp) (string, metricHelp, 
 		}
 	}
 	return "", metricHelp{}, false
+}
+
+// mountMetrics adds to /metrics the series that write writes at each
+// scrape, for a mounted component. write gets the scrape's time and writes
+// complete lines, each family's series together; families gives their
+// # HELP and # TYPE. Like Mount, it must be called before the Server serves.
+func (s *Server) mountMetrics(families map[string]metricHelp, write func(w io.Writer, now time.Time)) {
+	if s.serving.Load() {
+		panic("BUG: namenode.Server: metrics mounted after the server started serving")
+	}
+	maps.Copy(s.metrics.families, families)
+	s.metrics.set.RegisterMetricsWriter(func(w io.Writer) { write(w, s.now()) })
 }

@@ -3,6 +3,7 @@ package namenode
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -85,13 +86,20 @@ func TestMetricsPerServer(t *testing.T) {
 }
 
 // TestPromtoolCheckMetrics runs promtool's linter on a real scrape. CI has
-// promtool; without it on PATH the test is skipped.
+// promtool; without it on PATH the test is skipped, unless
+// SLOWPEER_REQUIRE_SERVICES=1 (CI), where it fails.
 func TestPromtoolCheckMetrics(t *testing.T) {
 	promtool, err := exec.LookPath("promtool")
 	if err != nil {
+		if os.Getenv("SLOWPEER_REQUIRE_SERVICES") == "1" {
+			t.Fatal("promtool not on PATH and SLOWPEER_REQUIRE_SERVICES=1")
+		}
 		t.Skip("promtool not on PATH")
 	}
-	s, _, _ := newTestServer(t, nil)
+	s, clock := newPickerServer(t, "10.0.0.6:10000")
+	do(t, s, "POST", "/rest/hiveserver/send", hookEvent("10.0.0.5:10000", "PRE_EXEC_HOOK", "q1", clock.Now().UnixMilli()),
+		"Content-Type", "application/x-www-form-urlencoded")
+	do(t, s, "GET", "/v1/hiveservers/pick", "")
 	mustHeartbeat(t, s, report("10.0.0.2:9866", "10.0.0.5:9866"))
 	do(t, s, "POST", HeartbeatPath, `{`)
 	do(t, s, "GET", JMXPath, "")

@@ -13,18 +13,22 @@ import (
 	"github.com/slowpeer/slowpeer/namenode"
 )
 
-const namenodeSynopsis = "-listen ADDR [-conf DIR] [-D key=value]... [-auth-token-file F]"
+const namenodeSynopsis = "-listen ADDR [-conf DIR] [-D key=value]... [-store DSN] [-hiveservers H:P,...] [-auth-token-file F]"
 
 // namenodeFlags are the flags of "slowpeer namenode".
 type namenodeFlags struct {
-	conf      confFlags
-	listen    string
-	tokenFile string
+	conf        confFlags
+	listen      string
+	tokenFile   string
+	store       string
+	hiveservers string
 }
 
 func (f *namenodeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.listen, "listen", "", "`ADDR` to serve HTTP on, host:port (required; port 0 picks a free one)")
 	fs.StringVar(&f.tokenFile, "auth-token-file", "", "`F`, a file holding the bearer token every POST must carry (default: the service is open)")
+	fs.StringVar(&f.store, "store", hiveserverDefaultStore, "`DSN` of the Hive hook event store: sqlite:PATH, or mysql:DSN (go-sql-driver) for MySQL or MariaDB shared by replicas")
+	fs.StringVar(&f.hiveservers, "hiveservers", "", "HiveServers `H:P,...` the picker always knows, beside those that send hook events")
 	f.conf.register(fs)
 }
 
@@ -41,11 +45,12 @@ func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if fs.NArg() > 0 {
 		return usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
 	}
-	cfg, err := f.config()
+	cfg, conf, err := f.config()
 	if err != nil {
 		return usageError{err}
 	}
-	cfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	cfg.Logger = log
 	srv, err := namenode.New(cfg)
 	if err != nil {
 		return usageError{err}
@@ -54,36 +59,44 @@ func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
+	picker, store, err := openHiveserver(ctx, f.store, f.hiveservers, conf, log)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer store.Close()
+	defer picker.Close() // before the store
+	srv.MountPicker(picker)
 	return srv.Serve(ctx, ln)
 }
 
 // config assembles the service's Config from the flags and the Hadoop
 // configuration.
-func (f *namenodeFlags) config() (namenode.Config, error) {
+func (f *namenodeFlags) config() (namenode.Config, hadoopConf, error) {
 	cfg := namenode.DefaultConfig()
 	if f.listen == "" {
-		return cfg, errors.New("-listen ADDR is required")
+		return cfg, nil, errors.New("-listen ADDR is required")
 	}
 	if _, _, err := net.SplitHostPort(f.listen); err != nil {
-		return cfg, fmt.Errorf("-listen %q is not host:port", f.listen)
+		return cfg, nil, fmt.Errorf("-listen %q is not host:port", f.listen)
 	}
 	cfg.Listen = f.listen
 	conf, err := f.conf.load()
 	if err != nil {
-		return cfg, err
+		return cfg, nil, err
 	}
 	if err := namenodeConf(conf, &cfg); err != nil {
-		return cfg, err
+		return cfg, nil, err
 	}
 	if f.tokenFile != "" {
 		if cfg.AuthToken, err = datanodeToken(f.tokenFile); err != nil {
-			return cfg, err
+			return cfg, nil, err
 		}
 	}
 	if err := cfg.Validate(); err != nil {
-		return cfg, fmt.Errorf("configuration: %w", err)
+		return cfg, nil, fmt.Errorf("configuration: %w", err)
 	}
-	return cfg, nil
+	return cfg, conf, nil
 }
 
 // namenodeConf reads the service's Hadoop keys from conf into cfg, whose

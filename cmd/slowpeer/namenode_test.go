@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -79,7 +80,7 @@ func TestNamenodeConfig(t *testing.T) {
 		if err := parseFlags(fs, args); err != nil {
 			t.Fatal(err)
 		}
-		cfg, err := f.config()
+		cfg, _, err := f.config()
 		if err != nil {
 			t.Fatalf("%v: %v", args, err)
 		}
@@ -124,7 +125,9 @@ func TestNamenodeStartStop(t *testing.T) {
 	logR, logW := io.Pipe()
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, []string{"namenode", "-listen", "127.0.0.1:0", "-auth-token-file", token}, strings.NewReader(""), io.Discard, logW)
+		done <- run(ctx, []string{"namenode", "-listen", "127.0.0.1:0", "-auth-token-file", token,
+			"-store", "sqlite:" + filepath.Join(t.TempDir(), "hive.db"), "-hiveservers", "hs1.example.com:10000"},
+			strings.NewReader(""), io.Discard, logW)
 		logW.Close()
 	}()
 	// The log says where it listens.
@@ -147,8 +150,9 @@ func TestNamenodeStartStop(t *testing.T) {
 		close(drained)
 	}()
 
-	post := func(auth string) int {
-		req, _ := http.NewRequest("POST", "http://"+addr+"/v1/heartbeat", strings.NewReader(`{"node":"10.0.0.2:9866","slowPeers":[]}`))
+	postTo := func(t *testing.T, url, contentType, body, auth string) int {
+		req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+		req.Header.Set("Content-Type", contentType)
 		if auth != "" {
 			req.Header.Set("Authorization", auth)
 		}
@@ -158,6 +162,9 @@ func TestNamenodeStartStop(t *testing.T) {
 		}
 		resp.Body.Close()
 		return resp.StatusCode
+	}
+	post := func(auth string) int {
+		return postTo(t, "http://"+addr+"/v1/heartbeat", "application/json", `{"node":"10.0.0.2:9866","slowPeers":[]}`, auth)
 	}
 	if code := post(""); code != 401 {
 		t.Fatalf("heartbeat without token: %d", code)
@@ -173,6 +180,34 @@ func TestNamenodeStartStop(t *testing.T) {
 	resp.Body.Close()
 	if !strings.Contains(string(body), `"node":"10.0.0.2:9866","state":"live"`) {
 		t.Fatalf("/v1/datanodes = %s", body)
+	}
+
+	// The HiveServer picker is mounted: hook events need the token too,
+	// and a running statement shows on /v1/hiveservers and /metrics.
+	hook := "server=hs2.example.com%3A10000&hook=PRE_EXEC_HOOK&queryId=q1&queryStr=select+1&jobName=j&timestamp=" +
+		strconv.FormatInt(time.Now().UnixMilli(), 10)
+	form := "application/x-www-form-urlencoded"
+	if code := postTo(t, "http://"+addr+"/rest/hiveserver/send", form, hook, ""); code != 401 {
+		t.Fatalf("hook event without token: %d", code)
+	}
+	if code := postTo(t, "http://"+addr+"/rest/hiveserver/send", form, hook, "Bearer tok"); code != 200 {
+		t.Fatalf("hook event with token: %d", code)
+	}
+	get := func(path string) string {
+		t.Helper()
+		resp, err := http.Get("http://" + addr + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	if got := get("/v1/hiveservers/pick"); !strings.Contains(got, `"server":"hs1.example.com:10000"`) {
+		t.Fatalf("pick = %s, want the idle hs1", got)
+	}
+	if got := get("/metrics"); !strings.Contains(got, `slowpeer_hiveserver_running{server="hs2.example.com:10000"} 1`) {
+		t.Fatalf("/metrics lacks the running statement:\n%s", got)
 	}
 
 	cancel()

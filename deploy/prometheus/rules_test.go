@@ -23,6 +23,9 @@ func promtool(t *testing.T, args ...string) {
 	t.Helper()
 	path, err := exec.LookPath("promtool")
 	if err != nil {
+		if os.Getenv("SLOWPEER_REQUIRE_SERVICES") == "1" {
+			t.Fatal("promtool not on PATH and SLOWPEER_REQUIRE_SERVICES=1")
+		}
 		t.Skip("promtool not on PATH")
 	}
 	out, err := exec.Command(path, args...).CombinedOutput()
