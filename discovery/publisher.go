@@ -1,6 +1,7 @@
 package discovery
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -232,15 +233,26 @@ func (p *Publisher) run() {
 		applied []record
 		changed <-chan zk.Event // the namespace's children changed
 		stale   = true          // ZooKeeper may not hold applied
+		failing bool            // the last reconcile failed
 	)
 	for {
 		want := p.records(p.cfg.Eligible())
 		if stale || !sameRecords(want, applied) {
 			ch, err := p.reconcile(want)
 			if err != nil {
-				p.log.Warn("hiveserver2 publisher: will retry", "err", err, "in", p.cfg.Interval)
-				stale, changed = true, nil
+				// Warn once per outage; go-zookeeper retries every
+				// second while ZooKeeper is down.
+				level := slog.LevelWarn
+				if failing {
+					level = slog.LevelDebug
+				}
+				p.log.Log(context.Background(), level, "hiveserver2 publisher: will retry", "err", err, "every", p.cfg.Interval)
+				stale, changed, failing = true, nil, true
 			} else {
+				if failing {
+					p.log.Info("hiveserver2 publisher: zookeeper writes work again")
+					failing = false
+				}
 				if !sameRecords(want, applied) {
 					p.logChange(applied, want)
 				}

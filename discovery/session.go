@@ -76,6 +76,21 @@ func (l zkLogger) Printf(format string, args ...any) {
 	l.log.Debug("zookeeper: " + fmt.Sprintf(format, args...))
 }
 
+// ParseServers splits a ZooKeeper ensemble as the -hs2-zookeeper flag and
+// Hive's hive.zookeeper.quorum write it, "host:port,host:port" (a host
+// without port means 2181), and checks it. Spaces around entries are
+// dropped; an empty entry is an error.
+func ParseServers(s string) ([]string, error) {
+	parts := strings.Split(s, ",")
+	for i, p := range parts {
+		parts[i] = strings.TrimSpace(p)
+	}
+	if err := checkServers(parts); err != nil {
+		return nil, fmt.Errorf("zookeeper servers %q: %w", s, err)
+	}
+	return parts, nil
+}
+
 // checkServers checks a ZooKeeper ensemble list.
 func checkServers(servers []string) error {
 	if len(servers) == 0 {

@@ -1,6 +1,7 @@
 package discovery
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -163,11 +164,19 @@ func (w *Watcher) run() {
 		default:
 		}
 		if err == nil {
+			if delay > 0 {
+				w.log.Info("hiveserver2 watcher: zookeeper reads work again")
+			}
 			delay = 0
 			continue
 		}
+		// Warn once per outage.
+		level := slog.LevelWarn
+		if delay > 0 {
+			level = slog.LevelDebug
+		}
 		delay = nextRetryDelay(delay)
-		w.log.Warn("hiveserver2 watcher: will retry", "err", err, "in", delay)
+		w.log.Log(context.Background(), level, "hiveserver2 watcher: will retry", "err", err, "in", delay)
 		t := time.NewTimer(delay)
 		select {
 		case <-w.closing:

@@ -1,0 +1,83 @@
+// Package discovery finds HiveServers where HiveServer2 registers itself
+// in ZooKeeper, and registers there, in HiveServer2's own format, the
+// HiveServers new JDBC connections should go to.
+//
+// # HiveServer2's registration
+//
+// With hive.server2.support.dynamic.service.discovery, HiveServer2 creates
+// /<hive.server2.zookeeper.namespace> (default "hiveserver2") persistent
+// when missing, then an EPHEMERAL_SEQUENTIAL child of it (Curator's
+// PersistentEphemeralNode, so it is recreated after a session expiry)
+// named
+//
+//	serverUri=<host>:<port>;version=<Hive version>;sequence=<10 digits>
+//
+// where host is the canonical host name of its Thrift address, port its
+// Thrift port (the HTTP port in http transport mode) and the counter is
+// ZooKeeper's. Its data are, since Hive 1.3 and by default
+// (hive.server2.zookeeper.publish.configs=true), ";"-joined key=value
+// configs: hive.server2.thrift.bind.host, hive.server2.transport.mode,
+// hive.server2.thrift.port and hive.server2.thrift.sasl.qop (binary),
+// hive.server2.thrift.http.port and hive.server2.thrift.http.path (http),
+// hive.server2.authentication, the Kerberos principal, hive.server2.use.SSL
+// and, from Hive 4, hive.server2.instance.uri; before Hive 1.3 (or with
+// publish.configs=false) the data are just "host:port". References:
+// HiveServer2.start and HiveServer2.addConfsToPublish (Hive 3, 4),
+// HiveServer2.addServerInstanceToZooKeeper (Hive 1, 2),
+// ZooKeeperHiveHelper.addServerInstanceToZooKeeper, HiveConf
+// (HIVE_SERVER2_ZOOKEEPER_NAMESPACE, HIVE_SERVER2_ZOOKEEPER_PUBLISH_CONFIGS).
+// [ParseName] reads such a name; [ParseParams] and [FormatParams] the
+// configs.
+//
+// # What the JDBC driver does
+//
+// With jdbc:hive2://<zk>/;serviceDiscoveryMode=zooKeeper;zooKeeperNamespace=<ns>
+// the Hive JDBC driver (and Kyuubi's, which copies it) lists the children
+// of /<ns>, picks one uniformly at random, reads its data and takes the
+// address from the data only: the last hive.server2.thrift.bind.host, the
+// port from hive.server2.thrift.port, or from hive.server2.thrift.http.port
+// when no port is set yet; data without any "=" are split on ":" into host
+// and port. The child's name is never read for the address. Data that are
+// empty or do not parse fail the connection attempt; the driver does not
+// skip to another child. When connecting fails it rejects that child and
+// picks again among the others (Utils.updateConnParamsFromZooKeeper),
+// keeping the failed server's host and port where the new data do not set
+// them. [Endpoint] says where the driver lands. References:
+// ZooKeeperHiveClientHelper.configureConnParams, updateParamsWithZKServerNode
+// and applyConfs, Utils.parseURL and updateConnParamsFromZooKeeper,
+// HiveConnection's connect loop.
+//
+// # Watcher
+//
+// A [Watcher] is a hiveserver.Source: it keeps the set of HiveServers
+// registered under a namespace, through a child watch, so one that goes
+// away (closed its session, or its session expired) is dropped as soon as
+// ZooKeeper tells, and it reads the namespace again after a reconnect or
+// a new session. It also keeps each HiveServer's registration, for a
+// Publisher to copy its settings.
+//
+// # Publisher
+//
+// A [Publisher] keeps, under a namespace of its own, one ephemeral
+// sequential znode in HiveServer2's format for each of the best k eligible
+// HiveServers ([Record] builds it: the server's own registered settings
+// with the address replaced by the chosen one, so Kerberos, http mode and
+// SSL still reach the client). JDBC clients that name that namespace land
+// on a chosen server with no change of their own. The Publisher writes only
+// when the chosen set changes, creating the new znodes before deleting
+// the old ones.
+//
+// Several service replicas may publish into the same namespace. Each owns
+// the znodes of its ZooKeeper session and leaves the others' alone; a
+// client picks at random among all of them. The replicas share the hook
+// event store and hear from the same DataNodes, so their picks mostly
+// agree; when they differ for a moment clients spread over the picks. A
+// replica that dies takes its znodes with its session (after the session
+// timeout); the others' remain, so the namespace empties only when no
+// replica lives or none has an eligible HiveServer. No leader election is
+// needed, and none would make a dead leader's znodes vanish sooner.
+//
+// The package speaks to ZooKeeper through github.com/go-zookeeper/zk,
+// without SASL: it reads and writes znodes open to all (HiveServer2's ACL
+// on a cluster without Kerberos, and world-readable on one with it).
+package discovery
