@@ -2,7 +2,6 @@ package discovery
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -12,102 +11,6 @@ import (
 
 	"github.com/go-zookeeper/zk"
 )
-
-// Publisher defaults.
-const (
-	// DefaultPublishCount is how many HiveServers a Publisher publishes:
-	// the best one, so every new JDBC connection goes there.
-	DefaultPublishCount = 1
-	// DefaultPublishInterval is how often a Publisher asks for the
-	// eligible HiveServers when nobody calls Notify.
-	DefaultPublishInterval = time.Second
-	// DefaultVersion is the version= of the names a Publisher writes for
-	// HiveServers it has no registration of (those listed with
-	// -hiveservers or known from their events).
-	DefaultVersion = "slowpeer"
-	// maxPublishCount bounds Count.
-	maxPublishCount = 1000
-)
-
-// PublisherConfig is the configuration of a Publisher. Start from
-// DefaultPublisherConfig and set Servers, Namespace and Eligible.
-type PublisherConfig struct {
-	// Servers is the ZooKeeper ensemble, "host:port" each (the
-	// -hs2-zookeeper flag).
-	Servers []string
-	// Namespace is the parent znode to publish under (the
-	// -hs2-publish-namespace flag), created persistent when missing. JDBC
-	// clients name it in zooKeeperNamespace=. It must not be where the
-	// HiveServers register themselves, or clients would pick among those
-	// too.
-	Namespace string
-	// Count is how many HiveServers to publish, the first of Eligible
-	// (the -hs2-publish-count flag, default DefaultPublishCount).
-	Count int
-	// Interval is how often Eligible is asked without Notify (default
-	// DefaultPublishInterval). Asking costs no ZooKeeper call; only a
-	// change of the published set does.
-	Interval time.Duration
-	// SessionTimeout is the ZooKeeper session timeout (default
-	// DefaultSessionTimeout): how long the znodes of a Publisher that died
-	// without closing outlive it.
-	SessionTimeout time.Duration
-	// Eligible returns the HiveServers that may be published ("host:port"
-	// each), best first. It is called from the Publisher's goroutine and
-	// should be cheap. Required.
-	Eligible func() []string
-	// Registration, when set, returns what a HiveServer registered about
-	// itself (Watcher.Registration), so the published data carry its
-	// transport mode, authentication and SSL (see Record).
-	Registration func(server string) (Registration, bool)
-	// Version is the version= of names written for HiveServers without a
-	// registration (default DefaultVersion).
-	Version string
-	// PlainData writes "host:port" data instead of HiveServer2's configs,
-	// as hive.server2.zookeeper.publish.configs=false does (for JDBC
-	// drivers before Hive 1.3).
-	PlainData bool
-	// Logger receives changes of the published set and ZooKeeper trouble;
-	// nil means slog.Default().
-	Logger *slog.Logger
-
-	dial zk.Dialer           // tests cut the network with it
-	wrap func(zkConn) zkConn // tests record the calls
-}
-
-// DefaultPublisherConfig returns a PublisherConfig with the defaults above
-// and no servers, namespace or Eligible.
-func DefaultPublisherConfig() PublisherConfig {
-	return PublisherConfig{
-		Count:          DefaultPublishCount,
-		Interval:       DefaultPublishInterval,
-		SessionTimeout: DefaultSessionTimeout,
-		Version:        DefaultVersion,
-	}
-}
-
-// Validate returns an error naming the first broken rule, or nil.
-func (c PublisherConfig) Validate() error {
-	if err := checkServers(c.Servers); err != nil {
-		return err
-	}
-	if _, err := namespacePath(c.Namespace); err != nil {
-		return err
-	}
-	if c.Count < 1 || c.Count > maxPublishCount {
-		return fmt.Errorf("publish count must be within 1..%d, got %d", maxPublishCount, c.Count)
-	}
-	if c.Interval < 10*time.Millisecond || c.Interval > time.Hour {
-		return fmt.Errorf("publish interval must be within 10ms..1h, got %v", c.Interval)
-	}
-	if c.SessionTimeout < time.Second || c.SessionTimeout > time.Hour {
-		return fmt.Errorf("zookeeper session timeout must be within 1s..1h, got %v", c.SessionTimeout)
-	}
-	if c.Eligible == nil {
-		return errors.New("no Eligible function")
-	}
-	return checkVersion(c.Version)
-}
 
 // zkConn is what a Publisher asks of ZooKeeper; *zk.Conn has it.
 type zkConn interface {
@@ -153,6 +56,8 @@ type Publisher struct {
 	closeOnce sync.Once
 	done      chan struct{}
 	closeErr  error // set by the goroutine before done
+
+	unpublishable map[string]bool // servers Record refused, logged once; the goroutine's
 }
 
 // record is one znode a Publisher wants: Record's result for a server.
@@ -190,6 +95,8 @@ func newPublisher(cfg PublisherConfig, conn zkConn) *Publisher {
 		notify:  make(chan struct{}, 1),
 		closing: make(chan struct{}),
 		done:    make(chan struct{}),
+
+		unpublishable: map[string]bool{},
 	}
 	p.path, _ = namespacePath(cfg.Namespace)
 	if p.log == nil {
@@ -210,7 +117,8 @@ func (p *Publisher) Notify() {
 }
 
 // Published returns the servers whose znodes the last successful write
-// left in ZooKeeper, best first. The caller must not modify the slice.
+// left in ZooKeeper, in Eligible's order at that time. The caller must not
+// modify the slice.
 func (p *Publisher) Published() []string { return *p.published.Load() }
 
 // Close deletes the Publisher's znodes, ends its ZooKeeper session (which
@@ -295,10 +203,21 @@ func (p *Publisher) records(eligible []string) []record {
 		}
 		prefix, data, err := Record(server, reg, p.cfg.Version, p.cfg.PlainData)
 		if err != nil {
-			p.log.Warn("hiveserver2 publisher: skipping a HiveServer that cannot be published", "server", server, "err", err)
+			if !p.unpublishable[server] {
+				p.unpublishable[server] = true
+				p.log.Warn("hiveserver2 publisher: skipping a HiveServer that cannot be published", "server", server, "err", err)
+			}
 			continue
 		}
+		delete(p.unpublishable, server)
 		out = append(out, record{server, prefix, data})
+	}
+	if len(p.unpublishable) > len(eligible) {
+		for s := range p.unpublishable {
+			if !slices.Contains(eligible, s) {
+				delete(p.unpublishable, s)
+			}
+		}
 	}
 	return out
 }

@@ -130,3 +130,45 @@ func TestPublisherConfigValidate(t *testing.T) {
 	f(func(c *PublisherConfig) { c.Eligible = nil }, true)
 	f(func(c *PublisherConfig) { c.Version = "a;b" }, true)
 }
+
+// With ZooKeeper unreachable from the start, Close still returns (with
+// the reason it could not delete), and so does a Watcher's.
+func TestCloseWithoutZooKeeper(t *testing.T) {
+	g := &gate{}
+	g.cut()
+	var el eligibleList
+	el.set("hs1:10000")
+	cfg := testPublisherConfig(el.get)
+	cfg.Servers = []string{"127.0.0.1:1"}
+	cfg.dial = g.dial
+	cfg.Logger = testLogger(t)
+	p, err := NewPublisher(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wcfg := DefaultWatcherConfig()
+	wcfg.Servers = cfg.Servers
+	wcfg.dial = g.dial
+	wcfg.Logger = cfg.Logger
+	w, err := NewWatcher(wcfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := make(chan error)
+	go func() {
+		w.Close()
+		closed <- p.Close()
+	}()
+	select {
+	case err := <-closed:
+		if err == nil {
+			t.Error("Close without ZooKeeper: no error")
+		}
+		t.Logf("Close without ZooKeeper: %v", err)
+	case <-time.After(zkWait):
+		t.Fatalf("Close hung without ZooKeeper for %v", zkWait)
+	}
+	if got := p.Published(); len(got) != 0 {
+		t.Errorf("published %q without ZooKeeper", got)
+	}
+}

@@ -38,11 +38,10 @@ type Registration struct {
 // The port always goes under hive.server2.thrift.port because the driver
 // reads hive.server2.thrift.http.port only while it holds no port: on a
 // retry (Utils.updateConnParamsFromZooKeeper) it still holds the port of
-// the server that failed, and would keep it. Without
-// configs to copy the data are just the address. With plain set, the data
-// are "host:port", as with hive.server2.zookeeper.publish.configs=false
-// (drivers before Hive 1.3 read only that; an IPv6 host cannot be written
-// so).
+// the server that failed, and would keep it. Without configs to copy the
+// data are just the address. With plain set, the data are "host:port", as
+// with hive.server2.zookeeper.publish.configs=false (drivers before Hive
+// 1.3 read only that; an IPv6 host cannot be written so).
 //
 // The name carries reg's version, else version. Record checks its result
 // the way the driver reads it (Endpoint): data that would send a client
@@ -55,7 +54,7 @@ func Record(server string, reg *Registration, version string, plain bool) (prefi
 	if strings.ContainsAny(server, ";=") {
 		return "", nil, fmt.Errorf("server %q has a ';' or '='", server)
 	}
-	if reg != nil && reg.Name.Version != "" {
+	if reg != nil && reg.Name.Version != "" && checkVersion(reg.Name.Version) == nil {
 		version = reg.Name.Version
 	}
 	name := Name{Server: server, Version: version}
