@@ -204,3 +204,7 @@ func TestWatcherConfigValidate(t *testing.T) {
 	f(func(c *WatcherConfig) { c.Namespace = "" }, true)
 	f(func(c *WatcherConfig) { c.SessionTimeout = time.Millisecond }, true)
 }
+
+// A Watcher is a hiveserver.Source (Servers() []string), which this
+// package may not import.
+var _ interface{ Servers() []string } = (*Watcher)(nil)
