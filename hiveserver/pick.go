@@ -118,6 +118,29 @@ func (p *Picker) Pick(now time.Time, slowHosts []string) (Status, error) {
 	return all[best], nil
 }
 
+// Ranked returns the eligible HiveServers at now, best first: least load,
+// then fewest running statements, then by name. Unlike Pick it breaks ties
+// by name, so a registry that publishes the best few (ZooKeeper) does not
+// flip between equals at every look.
+func (p *Picker) Ranked(now time.Time, slowHosts []string) []string {
+	all := slices.DeleteFunc(p.Servers(now, slowHosts), func(s Status) bool { return s.SlowHost })
+	// Servers sorts by name and the sort is stable: equals stay by name.
+	slices.SortStableFunc(all, func(a, b Status) int {
+		switch {
+		case less(a, b):
+			return -1
+		case less(b, a):
+			return 1
+		}
+		return 0
+	})
+	out := make([]string, len(all))
+	for i, s := range all {
+		out[i] = s.Server
+	}
+	return out
+}
+
 // less orders HiveServers for the pick: least load, then fewest running.
 func less(a, b Status) bool {
 	if a.loadMs != b.loadMs {

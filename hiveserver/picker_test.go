@@ -127,6 +127,24 @@ func TestPickTies(t *testing.T) {
 	}
 }
 
+func TestRanked(t *testing.T) {
+	s := openStore(t, sqliteDSN(t))
+	p := openPicker(t, s, Config{Servers: []string{"c:1", "a:1", "b:1", "d:1", "e:1"}, DefaultCost: time.Minute})
+	// d runs two statements, e one; a, b, c are idle and tie: by name.
+	ingest(t, p, ev("d:1", PreExec, "q1", "", at(0)), ev("d:1", PreExec, "q2", "", at(0)), ev("e:1", PreExec, "q3", "", at(0)))
+	f := func(slow []string, want ...string) {
+		t.Helper()
+		for range 3 { // the same answer every time: no random tie-break
+			if got := p.Ranked(t0, slow); !reflect.DeepEqual(got, want) && !(len(got) == 0 && len(want) == 0) {
+				t.Fatalf("Ranked(slow %v) = %v, want %v", slow, got, want)
+			}
+		}
+	}
+	f(nil, "a:1", "b:1", "c:1", "e:1", "d:1")
+	f([]string{"b", "e"}, "a:1", "c:1", "d:1")
+	f([]string{"a", "b", "c", "d", "e"})
+}
+
 func TestPickNoneKnown(t *testing.T) {
 	p := openPicker(t, openStore(t, sqliteDSN(t)), Config{})
 	_, err := p.Pick(t0, nil)

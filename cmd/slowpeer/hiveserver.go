@@ -111,9 +111,10 @@ const hiveserverDefaultStore = "sqlite:slowpeer-hiveserver.db"
 // openHiveserver opens the HiveServer picker of "slowpeer namenode": its
 // store (-store DSN), its static servers (-hiveservers H:P,...) and the
 // slowpeer.hiveserver.* keys of conf. Close the Picker, then the Store.
-func openHiveserver(ctx context.Context, store, servers string, conf hadoopConf, log *slog.Logger) (*hiveserver.Picker, *hiveserver.Store, error) {
+func openHiveserver(ctx context.Context, store, servers string, sources []hiveserver.Source, conf hadoopConf, log *slog.Logger) (*hiveserver.Picker, *hiveserver.Store, error) {
 	cfg := hiveserver.DefaultConfig()
 	cfg.Logger = log
+	cfg.Sources = sources
 	if servers != "" {
 		list, err := hiveserverList(servers)
 		if err != nil {

@@ -26,7 +26,7 @@ func TestHiveserverPick(t *testing.T) {
 	ctx := context.Background()
 	conf := hadoopConf{hiveserver.QueryTimeoutKey: "1h"}
 	picker, store, err := openHiveserver(ctx, "sqlite:"+filepath.Join(t.TempDir(), "hs.db"),
-		"hs1.example:10000, hs2.example:10000", conf, slog.New(slog.DiscardHandler))
+		"hs1.example:10000, hs2.example:10000", nil, conf, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestHiveserverUsage(t *testing.T) {
 func TestOpenHiveserverErrors(t *testing.T) {
 	f := func(store, servers string, conf hadoopConf, want string) {
 		t.Helper()
-		p, s, err := openHiveserver(context.Background(), store, servers, conf, slog.New(slog.DiscardHandler))
+		p, s, err := openHiveserver(context.Background(), store, servers, nil, conf, slog.New(slog.DiscardHandler))
 		if err == nil {
 			p.Close()
 			s.Close()

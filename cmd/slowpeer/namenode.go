@@ -10,10 +10,12 @@ import (
 	"net"
 	"time"
 
+	"github.com/slowpeer/slowpeer/hiveserver"
 	"github.com/slowpeer/slowpeer/namenode"
 )
 
-const namenodeSynopsis = "-listen ADDR [-conf DIR] [-D key=value]... [-store DSN] [-hiveservers H:P,...] [-auth-token-file F]"
+const namenodeSynopsis = "-listen ADDR [-conf DIR] [-D key=value]... [-store DSN] [-hiveservers H:P,...] [-auth-token-file F]" +
+	" [-hs2-zookeeper H:P[,H:P] [-hs2-namespace NAME] [-hs2-publish-namespace NAME [-hs2-publish-count K]]]"
 
 // namenodeFlags are the flags of "slowpeer namenode".
 type namenodeFlags struct {
@@ -22,6 +24,7 @@ type namenodeFlags struct {
 	tokenFile   string
 	store       string
 	hiveservers string
+	hs2         hs2Flags
 }
 
 func (f *namenodeFlags) register(fs *flag.FlagSet) {
@@ -29,6 +32,7 @@ func (f *namenodeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.tokenFile, "auth-token-file", "", "`F`, a file holding the bearer token every POST must carry (default: the service is open)")
 	fs.StringVar(&f.store, "store", hiveserverDefaultStore, "`DSN` of the Hive hook event store: sqlite:PATH, or mysql:DSN (go-sql-driver) for MySQL or MariaDB shared by replicas")
 	fs.StringVar(&f.hiveservers, "hiveservers", "", "HiveServers `H:P,...` the picker always knows, beside those that send hook events")
+	f.hs2.register(fs)
 	f.conf.register(fs)
 }
 
@@ -59,14 +63,32 @@ func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
-	picker, store, err := openHiveserver(ctx, f.store, f.hiveservers, conf, log)
+	hs2, err := f.hs2.watch(log)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer hs2.close()
+	var sources []hiveserver.Source
+	if hs2.watcher != nil {
+		sources = append(sources, hs2.watcher)
+	}
+	picker, store, err := openHiveserver(ctx, f.store, f.hiveservers, sources, conf, log)
 	if err != nil {
 		ln.Close()
 		return err
 	}
 	defer store.Close()
-	defer picker.Close() // before the store
+	defer picker.Close() // before the store, after the publisher
 	srv.MountPicker(picker)
+	eligible := func() []string {
+		now := time.Now()
+		return picker.Ranked(now, srv.SlowHosts(now))
+	}
+	if err := f.hs2.publish(hs2, eligible); err != nil {
+		ln.Close()
+		return err
+	}
 	return srv.Serve(ctx, ln)
 }
 
@@ -81,6 +103,9 @@ func (f *namenodeFlags) config() (namenode.Config, hadoopConf, error) {
 		return cfg, nil, fmt.Errorf("-listen %q is not host:port", f.listen)
 	}
 	cfg.Listen = f.listen
+	if err := f.hs2.check(); err != nil {
+		return cfg, nil, err
+	}
 	conf, err := f.conf.load()
 	if err != nil {
 		return cfg, nil, err
