@@ -2,11 +2,442 @@ package main
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/slowpeer/slowpeer/datanode"
+	"github.com/slowpeer/slowpeer/namenode"
+	"github.com/slowpeer/slowpeer/reports"
 )
 
-// runDemo is a placeholder until its issue lands.
+const demoSynopsis = "[-datanodes N] [-slow INDEX] [-slow-delay D] [-duration D]"
+
+// The demo's flags' defaults and limits.
+const (
+	demoDataNodes    = 12
+	demoMinDataNodes = 4 // three peers: the least a median/MAD test can single one out of
+	demoMaxDataNodes = 64
+	demoSlowIndex    = 3
+	demoSlowDelay    = 50 * time.Millisecond
+	demoMaxSlowDelay = time.Second
+)
+
+// The demo's settings: Hadoop's keys shortened from minutes to seconds so
+// that a slow node shows within a minute.
+//
+// What limits the time to detect is how fast every agent gathers more
+// than demoMinSamples packets from at least min(10, N-1) peers: a block
+// gives its samples to one (next-to-last, last) pair, and a block through
+// the slow node takes demoProbePackets × the delay. Short blocks of small
+// packets started often cover the pairs soonest: with 12 agents, an agent
+// tests all its peers after 6 to 10 s (2.5 MiB/s of probe payload per
+// agent, about 20 % of one core for the 12 on a 2-core VM), so the second
+// or third report (reports every 5 s) names the slow node.
+const (
+	demoHeartbeat        = time.Second           // dfs.heartbeat.interval
+	demoReportInterval   = 5 * time.Second       // dfs.datanode.outliers.report.interval
+	demoMinSamples       = 20                    // dfs.datanode.peer.metrics.min.outlier.detection.samples
+	demoProbeInterval    = 50 * time.Millisecond // slowpeer.probe.interval
+	demoProbePackets     = 8                     // slowpeer.probe.packets
+	demoProbePacketBytes = 16 << 10              // slowpeer.probe.packet.size
+	demoProbeTimeout     = 5 * time.Second       // slowpeer.probe.timeout
+)
+
+// How the demo watches and when it calls the result.
+const (
+	demoCheckEvery    = 250 * time.Millisecond // how often it reads the tracker
+	demoProgressEvery = 2 * time.Second        // one progress line this often
+	demoQuorum        = 3                      // reporters that make a slow node found
+	demoDeadline      = time.Minute            // give up waiting for the injected slow node
+	demoQuietDeadline = 4 * demoReportInterval // without one, watch this long before the report
+)
+
+// demoFlags are the flags of "slowpeer demo".
+type demoFlags struct {
+	dataNodes int
+	slow      int
+	slowDelay time.Duration
+	duration  time.Duration
+}
+
+// runDemo runs "slowpeer demo": a NameNode-side service and a cluster of
+// agents on loopback, one of them slow, until the slow node is found; then
+// it prints the report and stays up until ctx ends or -duration passes.
 func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	return errors.New("not built yet")
+	fs := newFlagSet("demo", demoSynopsis, stderr)
+	var f demoFlags
+	fs.IntVar(&f.dataNodes, "datanodes", demoDataNodes, "number of `N` agents to run")
+	fs.IntVar(&f.slow, "slow", demoSlowIndex, "`INDEX` (0 to N-1) of the agent that is slow")
+	fs.DurationVar(&f.slowDelay, "slow-delay", demoSlowDelay, "`D` the slow agent waits before it acknowledges a packet; 0: no slow agent")
+	fs.DurationVar(&f.duration, "duration", 0, "stop after `D` (default: run until interrupted)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
+	}
+	if err := f.validate(); err != nil {
+		return usageError{err}
+	}
+	if f.duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, f.duration)
+		defer cancel()
+	}
+	d, err := newDemo(f, stderr)
+	if err != nil {
+		return err
+	}
+	return d.run(ctx, stdout)
+}
+
+func (f demoFlags) validate() error {
+	switch {
+	case f.dataNodes < demoMinDataNodes || f.dataNodes > demoMaxDataNodes:
+		return fmt.Errorf("-datanodes %d: want %d to %d", f.dataNodes, demoMinDataNodes, demoMaxDataNodes)
+	case f.slow < 0 || f.slow >= f.dataNodes:
+		return fmt.Errorf("-slow %d: want 0 to %d (one of the -datanodes)", f.slow, f.dataNodes-1)
+	case f.slowDelay < 0 || f.slowDelay > demoMaxSlowDelay:
+		return fmt.Errorf("-slow-delay %v: want 0 to %v", f.slowDelay, demoMaxSlowDelay)
+	case f.duration < 0:
+		return fmt.Errorf("-duration %v is negative", f.duration)
+	}
+	return nil
+}
+
+// demo is one run of the demo: the service, the agents and what the
+// watcher has seen. Only run's goroutine touches the watcher's fields.
+type demo struct {
+	flags    demoFlags
+	srv      *namenode.Server
+	ln       net.Listener
+	base     string // the service's base URL
+	agents   []*datanode.Agent
+	slowID   string      // the injected slow node, "" without one
+	minNodes int         // dfs.datanode.min.outlier.detection.nodes of the agents
+	quiet    atomic.Bool // set when the agents stop: their logs end
+
+	start     time.Time
+	firstSeen time.Duration // when the slow node had its first reporter, 0 before
+	found     time.Duration // when it had demoQuorum reporters, 0 before
+}
+
+// newDemo opens every listener on 127.0.0.1 port 0 and builds the service
+// and the agents; nothing runs yet.
+func newDemo(f demoFlags, stderr io.Writer) (d *demo, err error) {
+	d = &demo{flags: f}
+	var lns []net.Listener
+	defer func() {
+		if err != nil {
+			for _, ln := range lns {
+				ln.Close()
+			}
+		}
+	}()
+	listen := func() (net.Listener, error) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("demo: listen on loopback: %w", err)
+		}
+		lns = append(lns, ln)
+		return ln, nil
+	}
+	if d.ln, err = listen(); err != nil {
+		return nil, err
+	}
+	d.base = "http://" + d.ln.Addr().String()
+	ncfg := namenode.DefaultConfig()
+	ncfg.Listen = d.ln.Addr().String()
+	ncfg.HeartbeatInterval, ncfg.OutliersReportInterval = demoHeartbeat, demoReportInterval
+	// The service is open on loopback; its access log and the open-service
+	// warning would drown the progress lines.
+	ncfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+	if d.srv, err = namenode.New(ncfg); err != nil {
+		return nil, fmt.Errorf("demo: %w", err)
+	}
+
+	data := make([]net.Listener, f.dataNodes)
+	ids := make([]string, f.dataNodes)
+	for i := range data {
+		if data[i], err = listen(); err != nil {
+			return nil, err
+		}
+		ids[i] = data[i].Addr().String()
+	}
+	d.minNodes = min(datanode.DefaultMinOutlierDetectionNodes, f.dataNodes-1)
+	log := slog.New(quietHandler{slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}), &d.quiet})
+	for i, id := range ids {
+		cfg := datanode.DefaultConfig()
+		cfg.ID, cfg.NameNodes, cfg.DataListener, cfg.Peers = id, []string{d.base}, data[i], ids
+		cfg.HeartbeatInterval, cfg.ReportInterval = demoHeartbeat, demoReportInterval
+		cfg.MaxRetryBackoff = 2 * demoHeartbeat
+		cfg.MinOutlierDetectionSamples = demoMinSamples
+		cfg.MinOutlierDetectionNodes = d.minNodes
+		cfg.ProbeInterval, cfg.ProbeTimeout = demoProbeInterval, demoProbeTimeout
+		cfg.ProbePackets, cfg.ProbePacketBytes = demoProbePackets, demoProbePacketBytes
+		cfg.ProgressInterval, cfg.Logger = -1, log.With(slog.Int("agent", i))
+		if i == f.slow && f.slowDelay > 0 {
+			cfg.FaultReceiveDelay = f.slowDelay
+			d.slowID = id
+		}
+		a, err := datanode.New(cfg)
+		if err != nil {
+			return nil, fmt.Errorf("demo: agent %d: %w", i, err)
+		}
+		d.agents = append(d.agents, a)
+	}
+	return d, nil
+}
+
+// run starts the service and the agents, watches until the slow node is
+// found (or the deadline, or ctx), prints the report, stays up until ctx
+// ends, and stops everything it started.
+func (d *demo) run(ctx context.Context, stdout io.Writer) error {
+	// The service and the agents outlive ctx by the final report; stop
+	// ends them.
+	life, stop := context.WithCancel(context.WithoutCancel(ctx))
+	defer stop()
+	failed := make(chan error, len(d.agents)+1)
+	var wg sync.WaitGroup
+	d.start = time.Now()
+	wg.Go(func() {
+		if err := d.srv.Serve(life, d.ln); err != nil {
+			failed <- fmt.Errorf("demo: service: %w", err)
+		}
+	})
+	for _, a := range d.agents {
+		wg.Go(func() {
+			if err := a.Run(life); err != nil {
+				failed <- fmt.Errorf("demo: agent %s: %w", a.ID(), err)
+			}
+		})
+	}
+	d.printStart(stdout)
+
+	err := d.watch(ctx, stdout, failed)
+	if err == nil {
+		err = d.report(life, stdout)
+	}
+	if err == nil {
+		err = d.stayUp(ctx, stdout, failed)
+	}
+	d.quiet.Store(true)
+	stop()
+	wg.Wait()
+	http.DefaultClient.CloseIdleConnections() // the report's connection
+	close(failed)
+	if err == nil {
+		err = <-failed
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "Stopped after %v.\n", d.since())
+	return nil
+}
+
+func (d *demo) printStart(w io.Writer) {
+	fmt.Fprintf(w, "NameNode-side service on %s\n", d.base)
+	ids := make([]string, len(d.agents))
+	for i, a := range d.agents {
+		ids[i] = a.ID()
+	}
+	fmt.Fprintf(w, "%d agents on loopback: %s\n", len(d.agents), strings.Join(ids, " "))
+	if d.slowID != "" {
+		fmt.Fprintf(w, "Slow node: agent %d, %s, waits %v before it acknowledges each packet\n",
+			d.flags.slow, d.slowID, d.flags.slowDelay)
+	} else {
+		fmt.Fprintln(w, "No slow node (-slow-delay 0)")
+	}
+	fmt.Fprintf(w, "Heartbeat every %v, slow-peer reports every %v, a peer is tested after %d packets\n\n",
+		demoHeartbeat, demoReportInterval, demoMinSamples)
+}
+
+// watch prints progress until the slow node has demoQuorum reporters, the
+// deadline passes or ctx ends.
+func (d *demo) watch(ctx context.Context, w io.Writer, failed <-chan error) error {
+	deadline := demoDeadline
+	if d.slowID == "" {
+		deadline = demoQuietDeadline
+	}
+	check := time.NewTicker(demoCheckEvery)
+	defer check.Stop()
+	lastProgress := time.Duration(0)
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case err := <-failed:
+			return err
+		case <-check.C:
+		}
+		top := d.srv.Tracker().Top(time.Now(), d.srv.Config().MaxNodesToReport)
+		elapsed := d.since()
+		for _, n := range top {
+			if n.Node != d.slowID {
+				continue
+			}
+			if d.firstSeen == 0 {
+				d.firstSeen = elapsed
+			}
+			if len(n.Reporters) >= demoQuorum {
+				d.found = elapsed
+			}
+		}
+		if elapsed-lastProgress >= demoProgressEvery {
+			lastProgress = elapsed
+			d.printProgress(w, top)
+		}
+		if d.found > 0 || elapsed >= deadline {
+			return nil
+		}
+	}
+}
+
+func (d *demo) printProgress(w io.Writer, top []reports.SlowNode) {
+	var s datanode.Stats
+	testing := 0 // agents with enough peers for the outlier test
+	now := time.Now()
+	for _, a := range d.agents {
+		as := a.Stats()
+		s.HeartbeatsSent += as.HeartbeatsSent
+		s.ProbeBlocks += as.ProbeBlocks
+		s.LatenciesRecorded += as.LatenciesRecorded
+		s.ReportsSent += as.ReportsSent
+		n := len(a.PeerMetrics().Latencies(now))
+		if n >= d.minNodes {
+			testing++
+		}
+	}
+	fmt.Fprintf(w, "[%5.1fs] heartbeats %d, probe blocks %d, packets timed %d, reports %d, agents testing %d/%d; slow: %s\n",
+		d.since().Seconds(), s.HeartbeatsSent, s.ProbeBlocks, s.LatenciesRecorded, s.ReportsSent, testing, len(d.agents), slowSummary(top))
+}
+
+// slowSummary is one line naming the slow nodes and their reporters.
+func slowSummary(top []reports.SlowNode) string {
+	if len(top) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(top))
+	for i, n := range top {
+		parts[i] = fmt.Sprintf("%s (%d)", n.Node, len(n.Reporters))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// report prints /slowpeers as "slowpeer report" prints it, the verdict and
+// the URLs to look at.
+func (d *demo) report(ctx context.Context, w io.Writer) error {
+	target, err := reportURL(d.base, 0, false)
+	if err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
+	_, nodes, err := fetchReport(ctx, target)
+	if err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
+	fmt.Fprintf(w, "\nslowpeer report -namenode %s, after %v:\n\n", d.base, d.since())
+	if err := writeReportTable(w, nodes); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	var others []string
+	reporters := 0
+	for _, n := range nodes {
+		if n.Node == d.slowID {
+			reporters = len(n.Reporters)
+		} else {
+			others = append(others, n.Node)
+		}
+	}
+	if d.slowID == "" {
+		verdict := "none (correct)"
+		if len(others) > 0 {
+			verdict = fmt.Sprintf("%d, false alarms: %s", len(others), strings.Join(others, " "))
+		}
+		fmt.Fprintf(w, "Injected slow node: none (-slow-delay 0)\nNodes reported slow: %s\n", verdict)
+	} else {
+		fmt.Fprintf(w, "Injected slow node: %s (agent %d, +%v before each acknowledgement)\n",
+			d.slowID, d.flags.slow, d.flags.slowDelay)
+		if reporters >= demoQuorum {
+			found := d.found
+			if found == 0 { // ctx ended between the check and the report
+				found = d.since()
+			}
+			fmt.Fprintf(w, "Found: yes, reported by %d of its %d peers\n", reporters, len(d.agents)-1)
+			fmt.Fprintf(w, "Time to detect: %v (first reporter after %v, %d reporters after %v)\n",
+				found, d.firstSeen, demoQuorum, found)
+		} else {
+			fmt.Fprintf(w, "Found: NO, reported by %d of its %d peers after %v (%d needed)\n",
+				reporters, len(d.agents)-1, d.since(), demoQuorum)
+		}
+		other := "none"
+		if len(others) > 0 {
+			other = strings.Join(others, " ")
+		}
+		fmt.Fprintf(w, "Other nodes reported slow: %s\n", other)
+	}
+	fmt.Fprintf(w, "\nLook at:\n  %s%s\n  %s%s\n  %s%s\n  %s%s\n  slowpeer report -namenode %s\n",
+		d.base, namenode.SlowPeersPath, d.base, namenode.JMXPath, d.base, namenode.MetricsPath,
+		d.base, namenode.DataNodesPath, d.base)
+	return nil
+}
+
+// stayUp keeps the cluster running until ctx ends, with a line each time
+// the set of slow nodes changes.
+func (d *demo) stayUp(ctx context.Context, w io.Writer, failed <-chan error) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	if d.flags.duration > 0 {
+		fmt.Fprintf(w, "\nRunning until -duration %v has passed or Ctrl-C.\n", d.flags.duration)
+	} else {
+		fmt.Fprintln(w, "\nRunning until Ctrl-C.")
+	}
+	t := time.NewTicker(demoProgressEvery)
+	defer t.Stop()
+	last := slowSummary(d.srv.Tracker().Top(time.Now(), d.srv.Config().MaxNodesToReport))
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case err := <-failed:
+			return err
+		case <-t.C:
+		}
+		if s := slowSummary(d.srv.Tracker().Top(time.Now(), d.srv.Config().MaxNodesToReport)); s != last {
+			fmt.Fprintf(w, "[%5.1fs] slow: %s\n", d.since().Seconds(), s)
+			last = s
+		}
+	}
+}
+
+// since is the time since the cluster started, to a tenth of a second.
+func (d *demo) since() time.Duration { return time.Since(d.start).Round(100 * time.Millisecond) }
+
+// quietHandler drops every record once quiet is set. The demo's agents
+// stop together, and what each then sees of the others going away
+// (connections dropped mid-block) is no news.
+type quietHandler struct {
+	slog.Handler
+	quiet *atomic.Bool
+}
+
+func (h quietHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return !h.quiet.Load() && h.Handler.Enabled(ctx, l)
+}
+
+func (h quietHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return quietHandler{h.Handler.WithAttrs(as), h.quiet}
+}
+
+func (h quietHandler) WithGroup(name string) slog.Handler {
+	return quietHandler{h.Handler.WithGroup(name), h.quiet}
 }

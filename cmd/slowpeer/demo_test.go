@@ -1,0 +1,197 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Bad command lines exit 2 with a message that names the flag and start
+// nothing; -h prints the flags and exits 0.
+func TestDemoUsage(t *testing.T) {
+	f := func(args []string, code int, want ...string) {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		got := run(context.Background(), append([]string{"demo"}, args...), strings.NewReader(""), &stdout, &stderr)
+		if got != code || stdout.Len() != 0 {
+			t.Fatalf("%v: exit %d, stdout %q; want %d and nothing", args, got, stdout.String(), code)
+		}
+		for _, w := range want {
+			if !strings.Contains(stderr.String(), w) {
+				t.Fatalf("%v: stderr %q does not say %q", args, stderr.String(), w)
+			}
+		}
+	}
+	f([]string{"-h"}, 0, "usage: slowpeer demo", "-datanodes N", "-slow INDEX", "-slow-delay D", "-duration D")
+	f([]string{"-datanodes", "3"}, 2, "-datanodes 3: want 4 to 64")
+	f([]string{"-datanodes", "65"}, 2, "-datanodes 65: want 4 to 64")
+	f([]string{"-datanodes", "x"}, 2, "invalid value")
+	f([]string{"-slow", "12"}, 2, "-slow 12: want 0 to 11")
+	f([]string{"-datanodes", "5", "-slow", "5"}, 2, "-slow 5: want 0 to 4")
+	f([]string{"-slow", "-1"}, 2, "-slow -1")
+	f([]string{"-slow-delay", "-1ms"}, 2, "-slow-delay -1ms: want 0 to 1s")
+	f([]string{"-slow-delay", "2s"}, 2, "-slow-delay 2s: want 0 to 1s")
+	f([]string{"-slow-delay", "50"}, 2, "invalid value")
+	f([]string{"-duration", "-1s"}, 2, "-duration -1s is negative")
+	f([]string{"-nope"}, 2, "flag provided but not defined: -nope")
+	f([]string{"extra"}, 2, `unexpected argument "extra"`)
+}
+
+// watchWriter keeps what is written to it, safe for a reader on another
+// goroutine, and closes seen once the text contains want.
+type watchWriter struct {
+	want string
+	seen chan struct{}
+
+	mu   sync.Mutex
+	b    bytes.Buffer
+	done bool
+}
+
+func newWatchWriter(want string) *watchWriter {
+	return &watchWriter{want: want, seen: make(chan struct{})}
+}
+
+func (w *watchWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n, err := w.b.Write(p)
+	if !w.done && strings.Contains(w.b.String(), w.want) {
+		w.done = true
+		close(w.seen)
+	}
+	return n, err
+}
+
+func (w *watchWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
+}
+
+// runDemoTest runs the demo with args until its output says stopAt (then
+// it cancels the context, as Ctrl-C does) or it ends by itself, and
+// returns its output once it has returned and every goroutine it started
+// has ended.
+func runDemoTest(t *testing.T, stopAt string, limit time.Duration, args ...string) string {
+	t.Helper()
+	before := runtime.NumGoroutine()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stdout := newWatchWriter(stopAt)
+	var stderr syncBuffer
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, append([]string{"demo"}, args...), strings.NewReader(""), stdout, &stderr) }()
+	timeout := time.NewTimer(limit)
+	defer timeout.Stop()
+	var code int
+	select {
+	case <-stdout.seen:
+		cancel()
+		code = <-done
+	case code = <-done:
+	case <-timeout.C:
+		cancel()
+		<-done
+		t.Fatalf("demo %v: no %q after %v:\n%s\nstderr:\n%s", args, stopAt, limit, stdout, stderr.String())
+	}
+	if code != 0 {
+		t.Fatalf("demo %v: exit %d:\n%s\nstderr:\n%s", args, code, stdout, stderr.String())
+	}
+	// The demo waited for its goroutines; those of closed connections may
+	// take a moment to notice.
+	poll := time.NewTicker(10 * time.Millisecond)
+	defer poll.Stop()
+	for runtime.NumGoroutine() > before {
+		select {
+		case <-poll.C:
+		case <-timeout.C:
+			buf := make([]byte, 1<<20)
+			t.Fatalf("%d goroutines left running after the demo (%d before):\n%s",
+				runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
+		}
+	}
+	return stdout.String()
+}
+
+// Six agents, one of them 50 ms slow: its peers find it, the demo prints
+// the report with it as the only slow node, and stops cleanly on Ctrl-C.
+func TestDemoFindsSlowNode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a cluster for about 10 s")
+	}
+	out := runDemoTest(t, "Running until", 50*time.Second,
+		"-datanodes", "6", "-slow", "2", "-slow-delay", "50ms", "-duration", "45s")
+	agents := regexp.MustCompile(`(?m)^6 agents on loopback: (.*)$`).FindStringSubmatch(out)
+	if agents == nil {
+		t.Fatalf("no agents line:\n%s", out)
+	}
+	ids := strings.Fields(agents[1])
+	if len(ids) != 6 {
+		t.Fatalf("agents %q, want 6", ids)
+	}
+	slow := ids[2]
+	for _, want := range []string{
+		"NameNode-side service on http://127.0.0.1:",
+		"Slow node: agent 2, " + slow + ", waits 50ms before it acknowledges each packet",
+		"Slow nodes: 1\n",
+		"\n" + slow + "  ", // the table's first column
+		"Injected slow node: " + slow + " (agent 2, +50ms",
+		"Found: yes, reported by ",
+		"Other nodes reported slow: none\n",
+		"/slowpeers\n", "/jmx\n", "/metrics\n", "/v1/datanodes\n",
+		"Stopped after ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("output lacks %q:\n%s", want, out)
+		}
+	}
+	m := regexp.MustCompile(`Found: yes, reported by (\d) of its 5 peers\nTime to detect: (\S+) `).FindStringSubmatch(out)
+	if m == nil || m[1] < "3" { // one digit
+		t.Fatalf("want at least 3 of 5 reporters and a time to detect:\n%s", out)
+	}
+	t.Logf("time to detect with 6 agents: %s, %s of 5 peers report it", m[2], m[1])
+	// Every reporter measured the injected delay: the table's rows are
+	// "node reporters reporter latency median mad limit" for a node's
+	// first reporter and "reporter latency median mad limit" after it.
+	rows := 0
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if !(len(f) == 7 && f[0] == slow || len(f) == 5 && strings.HasPrefix(f[0], "127.0.0.1:")) {
+			continue
+		}
+		rows++
+		lat, err := strconv.ParseFloat(f[len(f)-4], 64)
+		if err != nil || lat < 50 {
+			t.Fatalf("reported latency %q ms in %q: want at least the 50 ms injected", f[len(f)-4], line)
+		}
+	}
+	if n, _ := strconv.Atoi(m[1]); rows != n {
+		t.Fatalf("%d rows in the table, want %d:\n%s", rows, n, out)
+	}
+}
+
+// Without a slow node, a demo cut short by -duration still prints the
+// report, says nothing was injected, and stops by itself.
+func TestDemoNoSlowNode(t *testing.T) {
+	out := runDemoTest(t, "never printed", 30*time.Second, "-datanodes", "4", "-slow-delay", "0", "-duration", "2s")
+	for _, want := range []string{
+		"No slow node (-slow-delay 0)",
+		"No slow nodes reported.",
+		"Injected slow node: none (-slow-delay 0)\nNodes reported slow: none (correct)\n",
+		"Stopped after 2s.",
+	} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "Running until") {
+		t.Fatalf("the demo stays up after -duration:\n%s", out)
+	}
+}
