@@ -1,0 +1,328 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/slowpeer/slowpeer/namenode"
+	"github.com/slowpeer/slowpeer/reports"
+)
+
+// The processes of TestEndToEnd: building the binary, starting, watching
+// and stopping a cluster.
+
+// buildSlowpeer builds the binary into a temporary directory, with -race
+// when the test runs with it (so the build reuses the test's compiled
+// packages).
+func buildSlowpeer(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "slowpeer")
+	args := []string{"build", "-o", bin}
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range info.Settings {
+			if s.Key == "-race" && s.Value == "true" {
+				args = append(args, "-race")
+			}
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	start := time.Now()
+	out, err := exec.CommandContext(ctx, "go", append(args, ".")...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	t.Logf("go %s: %v", strings.Join(args, " "), time.Since(start).Round(100*time.Millisecond))
+	return bin
+}
+
+// proc is one process of the cluster, its log in a file.
+type proc struct {
+	name   string
+	id     string // "host:port"
+	cmd    *exec.Cmd
+	log    string
+	exited chan struct{} // closed when Wait has returned
+	err    error         // Wait's result, set before exited is closed
+}
+
+// startProc starts bin with args; t.Cleanup kills it if it still runs.
+func startProc(t *testing.T, bin, name, id string, args ...string) *proc {
+	t.Helper()
+	dir := t.TempDir()
+	p := &proc{name: name, id: id, log: filepath.Join(dir, "log"), exited: make(chan struct{})}
+	logf, err := os.Create(p.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.cmd = exec.Command(bin, args...)
+	p.cmd.Dir, p.cmd.Stdout, p.cmd.Stderr = dir, logf, logf
+	if err := p.cmd.Start(); err != nil {
+		logf.Close()
+		t.Fatalf("start %s: %v", name, err)
+	}
+	go func() {
+		p.err = p.cmd.Wait()
+		logf.Close()
+		close(p.exited)
+	}()
+	t.Cleanup(func() {
+		p.cmd.Process.Kill()
+		<-p.exited
+	})
+	return p
+}
+
+func (p *proc) running() bool {
+	select {
+	case <-p.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+func (p *proc) logText() string {
+	b, _ := os.ReadFile(p.log)
+	return string(b)
+}
+
+// cluster is a service and its agents, each a process.
+type cluster struct {
+	base   string // the service's base URL
+	nn     *proc
+	agents []*proc
+	live   time.Time // when every agent was live at the service
+	client *http.Client
+	poll   *time.Ticker
+}
+
+// startCluster starts a service and e2eAgents agents, the one at slow
+// (if any) with -fault-receive-delay, and returns once the service lists
+// every agent as live.
+func startCluster(t *testing.T, bin string, slow int) *cluster {
+	t.Helper()
+	ports := freePorts(t, e2eAgents+1)
+	confDir := t.TempDir() // no hdfs-site.xml: defaults and -D only
+	c := &cluster{base: "http://" + ports[0], client: &http.Client{Timeout: 5 * time.Second},
+		poll: time.NewTicker(e2ePoll)}
+	t.Cleanup(c.poll.Stop)
+	t.Cleanup(c.client.CloseIdleConnections)
+	c.nn = startProc(t, bin, "namenode", ports[0], append([]string{"namenode", "-listen", ports[0], "-conf", confDir,
+		"-store", "sqlite:" + filepath.Join(t.TempDir(), "hive.db")}, e2eConf...)...)
+	c.waitFor(t, "the service to answer", 30*time.Second, func() bool {
+		var dn []json.RawMessage
+		return c.get(namenode.DataNodesPath, &dn) == nil
+	})
+	ids := ports[1:]
+	for i, id := range ids {
+		args := []string{"datanode", "-id", id, "-namenode", c.base, "-peers", strings.Join(ids, ","), "-conf", confDir}
+		if i == slow {
+			args = append(args, "-fault-receive-delay", e2eSlowDelay.String())
+		}
+		c.agents = append(c.agents, startProc(t, bin, fmt.Sprintf("agent %d", i), id,
+			append(append(args, e2eConf...), e2eAgentConf...)...))
+	}
+	c.waitFor(t, "every agent to be live", 30*time.Second, func() bool {
+		var dn []struct {
+			Node  string `json:"node"`
+			State string `json:"state"`
+		}
+		if err := c.get(namenode.DataNodesPath, &dn); err != nil {
+			t.Fatalf("/v1/datanodes: %v", err)
+		}
+		live := 0
+		for _, d := range dn {
+			if d.State == "live" && slices.Contains(ids, d.Node) {
+				live++
+			}
+		}
+		return live == e2eAgents
+	})
+	c.live = time.Now()
+	return c
+}
+
+// freePorts returns n loopback addresses whose ports were free a moment
+// ago: each was bound on port 0 and closed. Another process may take one
+// in between; the cluster then fails to start and says so.
+func freePorts(t *testing.T, n int) []string {
+	t.Helper()
+	var lns []net.Listener
+	defer func() {
+		for _, ln := range lns {
+			ln.Close()
+		}
+	}()
+	addrs := make([]string, n)
+	for i := range addrs {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		lns = append(lns, ln)
+		addrs[i] = ln.Addr().String()
+	}
+	return addrs
+}
+
+// get reads the JSON answer at path into v.
+func (c *cluster) get(path string, v any) error {
+	resp, err := c.client.Get(c.base + path)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s answered %s: %s", path, resp.Status, body)
+	}
+	return json.Unmarshal(body, v)
+}
+
+// slowPeers reads /slowpeers, checked as "slowpeer report" checks it.
+func (c *cluster) slowPeers(t *testing.T) []reports.SlowNode {
+	t.Helper()
+	_, nodes, err := fetchReport(context.Background(), c.base+namenode.SlowPeersPath)
+	if err != nil {
+		c.fail(t, "read /slowpeers: %v", err)
+	}
+	return nodes
+}
+
+// wait waits for the next poll, failing if a process has exited.
+func (c *cluster) wait(t *testing.T) {
+	t.Helper()
+	<-c.poll.C
+	for _, p := range append([]*proc{c.nn}, c.agents...) {
+		if !p.running() {
+			c.fail(t, "%s (%s) exited: %v", p.name, p.id, p.err)
+		}
+	}
+}
+
+// waitFor polls cond until it holds, failing after limit.
+func (c *cluster) waitFor(t *testing.T, what string, limit time.Duration, cond func() bool) {
+	t.Helper()
+	start := time.Now()
+	for !cond() {
+		if time.Since(start) > limit {
+			c.fail(t, "no %s after %v", what, limit)
+		}
+		c.wait(t)
+	}
+}
+
+// fail ends the test with the message and the logs of the processes.
+func (c *cluster) fail(t *testing.T, format string, args ...any) {
+	t.Helper()
+	var b strings.Builder
+	for _, p := range append([]*proc{c.nn}, c.agents...) {
+		if p == nil {
+			continue
+		}
+		log := p.logText()
+		if len(log) > 4000 {
+			log = "…" + log[len(log)-4000:]
+		}
+		fmt.Fprintf(&b, "\n--- %s (%s) log, tail:\n%s", p.name, p.id, log)
+	}
+	t.Fatalf(format+"%s", append(args, b.String())...)
+}
+
+// checkReporters checks the slow node's entry: reporters are other agents,
+// and each measured at least the injected delay, above its upper limit.
+func checkReporters(t *testing.T, c *cluster, n reports.SlowNode) {
+	t.Helper()
+	for _, r := range n.Reporters {
+		known := slices.ContainsFunc(c.agents, func(p *proc) bool { return p.id == r.Node })
+		if !known || r.Node == n.Node {
+			t.Fatalf("reporter %s is not one of the other agents", r.Node)
+		}
+		if r.LatencyMs < float64(e2eSlowDelay/time.Millisecond) || r.LatencyMs <= r.UpperLimitMs {
+			t.Fatalf("%s reported %+v: want at least %v and above the upper limit", r.Node, r, e2eSlowDelay)
+		}
+	}
+}
+
+// checkJMX checks that the Hadoop-shaped /jmx carries the same report.
+func (c *cluster) checkJMX(t *testing.T, slow string) {
+	t.Helper()
+	var doc struct {
+		Beans []struct {
+			SlowPeersReport *string `json:"SlowPeersReport"`
+		} `json:"beans"`
+	}
+	if err := c.get(namenode.JMXPath+"?qry=Hadoop:service=NameNode,name=NameNodeStatus", &doc); err != nil {
+		t.Fatalf("/jmx: %v", err)
+	}
+	if len(doc.Beans) != 1 || doc.Beans[0].SlowPeersReport == nil {
+		t.Fatalf("/jmx NameNodeStatus: %+v", doc)
+	}
+	var nodes []reports.SlowNode
+	if err := json.Unmarshal([]byte(*doc.Beans[0].SlowPeersReport), &nodes); err != nil || len(nodes) != 1 || nodes[0].Node != slow {
+		t.Fatalf("/jmx SlowPeersReport %q (%v), want %s only", *doc.Beans[0].SlowPeersReport, err, slow)
+	}
+}
+
+// tested returns how many agents have delivered a slow-peer report from
+// an outlier test that ran (enough peers with enough samples), checking
+// that no agent ever reported a slow peer.
+func (c *cluster) tested(t *testing.T) int {
+	t.Helper()
+	n := 0
+	for _, p := range c.agents {
+		ran := false
+		for _, line := range strings.Split(p.logText(), "\n") {
+			if !strings.Contains(line, `msg="slow-peer report delivered"`) {
+				continue
+			}
+			if !strings.Contains(line, " slowPeers=0 ") {
+				c.fail(t, "%s reported a slow peer: %s", p.name, line)
+			}
+			ran = ran || strings.Contains(line, " skipped=false ")
+		}
+		if ran {
+			n++
+		}
+	}
+	return n
+}
+
+// stop sends SIGTERM to every process and checks that each exits 0 in
+// time, as a clean shutdown.
+func (c *cluster) stop(t *testing.T) {
+	t.Helper()
+	all := append(append([]*proc(nil), c.agents...), c.nn)
+	for _, p := range all {
+		p.cmd.Process.Signal(syscall.SIGTERM)
+	}
+	timeout := time.NewTimer(20 * time.Second)
+	defer timeout.Stop()
+	for _, p := range all {
+		select {
+		case <-p.exited:
+		case <-timeout.C:
+			c.fail(t, "%s still runs 20 s after SIGTERM", p.name)
+		}
+		if p.err != nil {
+			c.fail(t, "%s exited after SIGTERM: %v", p.name, p.err)
+		}
+	}
+}
