@@ -53,6 +53,8 @@ func (d *demo) watch(ctx context.Context, w io.Writer, failed <-chan error) erro
 	}
 }
 
+// printProgress prints one line: the agents' counters summed, how many
+// agents have enough peers to test, and the slow nodes in top.
 func (d *demo) printProgress(w io.Writer, top []reports.SlowNode) {
 	var s datanode.Stats
 	ready := 0 // agents with enough peers for the outlier test
@@ -122,6 +124,9 @@ func (d *demo) report(ctx context.Context, w io.Writer) error {
 			found := d.found
 			if found == 0 { // ctx ended between the check and the report
 				found = d.since()
+			}
+			if d.firstSeen == 0 {
+				d.firstSeen = found
 			}
 			fmt.Fprintf(w, "Found: yes, reported by %d of its %d peers\n", reporters, len(d.agents)-1)
 			fmt.Fprintf(w, "Time to detect: %v (first reporter after %v, %d reporters after %v)\n",
