@@ -8,8 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"math"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/slowpeer/slowpeer/datanode"
@@ -18,8 +16,6 @@ import (
 const datanodeSynopsis = "-id HOST:PORT -namenode URL[,URL...] [-data-listen ADDR] [-peers H:P,...] [-conf DIR] [-D key=value]...\n" +
 	"                         [-hadoop-jmx URL] [-fault-receive-delay D] [-auth-token-file F]"
 
-// maxTokenFileBytes bounds what -auth-token-file reads.
-const maxTokenFileBytes = 64 << 10
 
 // datanodeFlags are the flags of "slowpeer datanode".
 type datanodeFlags struct {
@@ -80,11 +76,11 @@ func (f *datanodeFlags) config() (datanode.Config, error) {
 	}
 	var err error
 	cfg.ID = f.id
-	if cfg.NameNodes, err = datanodeList("-namenode", f.namenodes); err != nil {
+	if cfg.NameNodes, err = splitList("-namenode", f.namenodes); err != nil {
 		return cfg, err
 	}
 	if f.peers != "" {
-		if cfg.Peers, err = datanodeList("-peers", f.peers); err != nil {
+		if cfg.Peers, err = splitList("-peers", f.peers); err != nil {
 			return cfg, err
 		}
 	}
@@ -94,7 +90,7 @@ func (f *datanodeFlags) config() (datanode.Config, error) {
 		cfg.DataListen = cfg.ID // HDFS: the transfer address is the DataNode's id
 	}
 	if f.tokenFile != "" {
-		if cfg.AuthToken, err = datanodeToken(f.tokenFile); err != nil {
+		if cfg.AuthToken, err = readTokenFile(f.tokenFile); err != nil {
 			return cfg, err
 		}
 	}
@@ -155,44 +151,4 @@ func datanodeConf(conf hadoopConf, cfg *datanode.Config) error {
 	integer("slowpeer.hadoop.jmx.peer.port", &cfg.HadoopJMXPeerPort, 0, 65535)
 	dur("slowpeer.heartbeat.max.backoff", &cfg.MaxRetryBackoff, time.Millisecond)
 	return err
-}
-
-// datanodeList splits a comma-separated flag value; an empty entry is an
-// error naming the flag.
-func datanodeList(name, s string) ([]string, error) {
-	parts := strings.Split(s, ",")
-	for i, p := range parts {
-		parts[i] = strings.TrimSpace(p)
-		if parts[i] == "" {
-			return nil, fmt.Errorf("%s %q: entry %d is empty", name, s, i+1)
-		}
-	}
-	return parts, nil
-}
-
-// datanodeToken reads a bearer token file: one token, surrounding white
-// space ignored, nothing else.
-func datanodeToken(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", fmt.Errorf("-auth-token-file: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxTokenFileBytes+1))
-	if err != nil {
-		return "", fmt.Errorf("-auth-token-file: read %s: %w", path, err)
-	}
-	if len(data) > maxTokenFileBytes {
-		return "", fmt.Errorf("-auth-token-file: %s is larger than %d bytes", path, maxTokenFileBytes)
-	}
-	tok := strings.TrimSpace(string(data))
-	if tok == "" {
-		return "", fmt.Errorf("-auth-token-file: %s holds no token", path)
-	}
-	for _, c := range tok {
-		if c <= ' ' || c == 0x7f || c > '~' {
-			return "", fmt.Errorf("-auth-token-file: %s: the token must be one word of printable ASCII", path)
-		}
-	}
-	return tok, nil
 }

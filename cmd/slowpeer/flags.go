@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"strings"
 )
 
 // errHelp is returned by parseFlags when -h was asked for; the usage has
@@ -34,4 +36,47 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return usageError{err}
 	}
 	return nil
+}
+
+// maxTokenFileBytes bounds what -auth-token-file reads.
+const maxTokenFileBytes = 64 << 10
+
+// splitList splits a comma-separated flag value; an empty entry is an
+// error naming the flag.
+func splitList(name, s string) ([]string, error) {
+	parts := strings.Split(s, ",")
+	for i, p := range parts {
+		parts[i] = strings.TrimSpace(p)
+		if parts[i] == "" {
+			return nil, fmt.Errorf("%s %q: entry %d is empty", name, s, i+1)
+		}
+	}
+	return parts, nil
+}
+
+// readTokenFile reads a bearer token file: one token, surrounding white
+// space ignored, nothing else.
+func readTokenFile(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("-auth-token-file: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxTokenFileBytes+1))
+	if err != nil {
+		return "", fmt.Errorf("-auth-token-file: read %s: %w", path, err)
+	}
+	if len(data) > maxTokenFileBytes {
+		return "", fmt.Errorf("-auth-token-file: %s is larger than %d bytes", path, maxTokenFileBytes)
+	}
+	tok := strings.TrimSpace(string(data))
+	if tok == "" {
+		return "", fmt.Errorf("-auth-token-file: %s holds no token", path)
+	}
+	for _, c := range tok {
+		if c <= ' ' || c == 0x7f || c > '~' {
+			return "", fmt.Errorf("-auth-token-file: %s: the token must be one word of printable ASCII", path)
+		}
+	}
+	return tok, nil
 }

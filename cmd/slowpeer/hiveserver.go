@@ -116,7 +116,7 @@ func openHiveserver(ctx context.Context, store, servers string, sources []hivese
 	cfg.Logger = log
 	cfg.Sources = sources
 	if servers != "" {
-		list, err := hiveserverList(servers)
+		list, err := splitList("-hiveservers", servers)
 		if err != nil {
 			return nil, nil, usageError{err}
 		}
@@ -138,18 +138,6 @@ func openHiveserver(ctx context.Context, store, servers string, sources []hivese
 		return nil, nil, err
 	}
 	return p, s, nil
-}
-
-// hiveserverList splits -hiveservers H:P,...; an empty entry is an error.
-func hiveserverList(s string) ([]string, error) {
-	parts := strings.Split(s, ",")
-	for i, p := range parts {
-		parts[i] = strings.TrimSpace(p)
-		if parts[i] == "" {
-			return nil, fmt.Errorf("-hiveservers %q: entry %d is empty", s, i+1)
-		}
-	}
-	return parts, nil
 }
 
 // hiveserverConf reads the picker's keys from conf into cfg, whose fields

@@ -114,7 +114,7 @@ func (f *namenodeFlags) config() (namenode.Config, hadoopConf, error) {
 		return cfg, nil, err
 	}
 	if f.tokenFile != "" {
-		if cfg.AuthToken, err = datanodeToken(f.tokenFile); err != nil {
+		if cfg.AuthToken, err = readTokenFile(f.tokenFile); err != nil {
 			return cfg, nil, err
 		}
 	}
