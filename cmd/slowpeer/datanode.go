@@ -16,7 +16,6 @@ import (
 const datanodeSynopsis = "-id HOST:PORT -namenode URL[,URL...] [-data-listen ADDR] [-peers H:P,...] [-conf DIR] [-D key=value]...\n" +
 	"                         [-hadoop-jmx URL] [-fault-receive-delay D] [-auth-token-file F]"
 
-
 // datanodeFlags are the flags of "slowpeer datanode".
 type datanodeFlags struct {
 	conf       confFlags
