@@ -151,16 +151,7 @@ func TestAgentDeadServicesDoNotBlockLive(t *testing.T) {
 func TestAgentsFindSlowNode(t *testing.T) {
 	const n, slow = 6, 2
 	svc := newFakeService(t, false)
-	var lns []net.Listener
-	var ids []string
-	for range n {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		lns = append(lns, ln)
-		ids = append(ids, ln.Addr().String())
-	}
+	lns, ids := loopbackListeners(t, n)
 	var agents []*Agent
 	for i := range n {
 		cfg := DefaultConfig()
@@ -267,4 +258,20 @@ func TestAgentDataPortInUse(t *testing.T) {
 	if err := a.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "open the data port") {
 		t.Fatalf("Run = %v, want an error opening the data port", err)
 	}
+}
+
+// loopbackListeners opens n listeners on 127.0.0.1 for n agents' data
+// ports and returns them with their addresses, the agents' ids.
+func loopbackListeners(t testing.TB, n int) ([]net.Listener, []string) {
+	t.Helper()
+	lns := make([]net.Listener, n)
+	ids := make([]string, n)
+	for i := range lns {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		lns[i], ids[i] = ln, ln.Addr().String()
+	}
+	return lns, ids
 }

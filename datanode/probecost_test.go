@@ -26,16 +26,7 @@ func TestProbeCost(t *testing.T) {
 	}
 	n := *probeCostAgents
 	svc := newFakeService(t, false)
-	var lns []net.Listener
-	var ids []string
-	for range n {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		lns = append(lns, ln)
-		ids = append(ids, ln.Addr().String())
-	}
+	lns, ids := loopbackListeners(t, n)
 	var agents []*Agent
 	for i := range n {
 		cfg := DefaultConfig()
