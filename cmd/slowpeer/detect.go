@@ -94,7 +94,7 @@ func decodeLatencies(r io.Reader) (map[string]float64, error) {
 	dec.UseNumber()
 	tok, err := dec.Token()
 	if err != nil {
-		return nil, fmt.Errorf("not JSON: %w", err)
+		return nil, notJSON(err)
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
 		return nil, errors.New("want a JSON object of peer to latency in ms")
@@ -103,7 +103,7 @@ func decodeLatencies(r io.Reader) (map[string]float64, error) {
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return nil, fmt.Errorf("not JSON: %w", err)
+			return nil, notJSON(err)
 		}
 		peer := tok.(string) // object keys are always strings
 		if peer == "" {
@@ -114,7 +114,7 @@ func decodeLatencies(r io.Reader) (map[string]float64, error) {
 		}
 		tok, err = dec.Token()
 		if err != nil {
-			return nil, fmt.Errorf("not JSON: %w", err)
+			return nil, notJSON(err)
 		}
 		num, ok := tok.(json.Number)
 		if !ok {
@@ -130,10 +130,19 @@ func decodeLatencies(r io.Reader) (map[string]float64, error) {
 		out[peer] = v + 0 // +0 turns -0 into 0
 	}
 	if _, err := dec.Token(); err != nil {
-		return nil, fmt.Errorf("not JSON: %w", err)
+		return nil, notJSON(err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, errors.New("data after the JSON object")
 	}
 	return out, nil
+}
+
+// notJSON words a JSON syntax error for the one-line message; the decoder
+// says only "EOF" when the input stops in the middle.
+func notJSON(err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return errors.New("not JSON: the input ends before the object does")
+	}
+	return fmt.Errorf("not JSON: %w", err)
 }
