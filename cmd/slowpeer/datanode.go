@@ -45,11 +45,8 @@ func runDatanode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	fs := newFlagSet("datanode", datanodeSynopsis, stderr)
 	var f datanodeFlags
 	f.register(fs)
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
 	}
 	cfg, err := f.config()
 	if err != nil {

@@ -76,11 +76,8 @@ func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	fs.IntVar(&f.slow, "slow", demoSlowIndex, "`INDEX` (0 to N-1) of the agent that is slow")
 	fs.DurationVar(&f.slowDelay, "slow-delay", demoSlowDelay, "`D` the slow agent waits before it acknowledges a packet; 0: no slow agent")
 	fs.DurationVar(&f.duration, "duration", 0, "stop after `D` (default: run until interrupted)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
 	}
 	if err := f.validate(); err != nil {
 		return usageError{err}

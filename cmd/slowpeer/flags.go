@@ -38,6 +38,18 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
+// parseFlagsOnly is parseFlags for a command that takes no arguments
+// beside its flags.
+func parseFlagsOnly(fs *flag.FlagSet, args []string) error {
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
+	}
+	return nil
+}
+
 // maxTokenFileBytes bounds what -auth-token-file reads.
 const maxTokenFileBytes = 64 << 10
 

@@ -44,11 +44,8 @@ func runHiveserver(ctx context.Context, args []string, stdin io.Reader, stdout, 
 func runHiveserverPick(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("hiveserver pick", "-namenode URL", stderr)
 	namenode := fs.String("namenode", "", "base `URL` of the NameNode-side service, e.g. http://nn1:9871 (required)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
 	}
 	if *namenode == "" {
 		return usageError{errors.New("-namenode URL is required")}

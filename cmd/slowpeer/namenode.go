@@ -43,11 +43,8 @@ func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	fs := newFlagSet("namenode", namenodeSynopsis, stderr)
 	var f namenodeFlags
 	f.register(fs)
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
 	}
 	cfg, conf, err := f.config()
 	if err != nil {

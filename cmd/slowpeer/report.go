@@ -38,11 +38,8 @@ func runReport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	base := fs.String("namenode", "", "base `URL` of the NameNode-side service, e.g. http://nn1:9871 (required)")
 	top := fs.Int("top", 0, "show the top `N` slow nodes (default: the service's dfs.datanode.max.nodes.to.report)")
 	asJSON := fs.Bool("json", false, "print the service's JSON instead of a table")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
 	}
 	topSet := false
 	fs.Visit(func(f *flag.Flag) { topSet = topSet || f.Name == "top" })
