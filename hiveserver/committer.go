@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 )
 
@@ -91,6 +92,12 @@ func (p *Picker) Close() error {
 func (p *Picker) run() {
 	defer close(p.done)
 	batch := make([]*request, 0, maxBatch)
+	var tick <-chan time.Time // nil, so never, without RefreshInterval
+	if p.cfg.RefreshInterval > 0 {
+		t := time.NewTicker(p.cfg.RefreshInterval)
+		defer t.Stop()
+		tick = t.C
+	}
 	for {
 		select {
 		case r := <-p.queue:
@@ -109,6 +116,12 @@ func (p *Picker) run() {
 		case done := <-p.refreshes:
 			ctx, cancel := context.WithTimeout(context.Background(), commitTimeout)
 			done <- p.refresh(ctx)
+			cancel()
+		case <-tick:
+			ctx, cancel := context.WithTimeout(context.Background(), commitTimeout)
+			if err := p.refresh(ctx); err != nil {
+				p.log.Warn("refresh the HiveServer workload from the store", slog.Any("err", err))
+			}
 			cancel()
 		case <-p.closing:
 			for {

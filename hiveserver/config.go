@@ -41,6 +41,14 @@ const (
 	// without statements; list servers with -hiveservers or a registry
 	// for membership that follows them exactly.
 	DefaultServerExpiry = 24 * time.Hour
+
+	// RefreshIntervalKey is how often a service replica reloads the
+	// workload from a store it shares with other replicas (MySQL). A bare
+	// number is milliseconds.
+	RefreshIntervalKey = "slowpeer.hiveserver.refresh.interval"
+	// DefaultSharedRefreshInterval is ten seconds: a statement another
+	// replica started weighs on this replica's picks within that time.
+	DefaultSharedRefreshInterval = 10 * time.Second
 )
 
 // maxDuration keeps durations far from overflowing when added to times.
@@ -64,6 +72,12 @@ type Config struct {
 	// 24h): a HiveServer known only from its events is forgotten this long
 	// after its last event unless it still runs statements.
 	ServerExpiry time.Duration
+
+	// RefreshInterval mirrors slowpeer.hiveserver.refresh.interval: how
+	// often the workload is reloaded from the store, so that the events
+	// other service replicas store in a shared MySQL store count here.
+	// Zero (the default, right for SQLite) never reloads.
+	RefreshInterval time.Duration
 
 	// Servers are HiveServers known whatever their events, "host:port"
 	// (the -hiveservers flag).
@@ -113,6 +127,9 @@ func (c Config) Validate() error {
 		if f.d > maxDuration {
 			return fmt.Errorf("%s must be at most %v, got %v", f.key, maxDuration, f.d)
 		}
+	}
+	if c.RefreshInterval < 0 || c.RefreshInterval > maxDuration {
+		return fmt.Errorf("%s must be between 0 and %v, got %v", RefreshIntervalKey, maxDuration, c.RefreshInterval)
 	}
 	for _, s := range c.Servers {
 		if err := reports.ValidateNode(s); err != nil {

@@ -171,6 +171,32 @@ func TestRefreshSharedStore(t *testing.T) {
 	})
 }
 
+// With RefreshInterval a replica reloads the shared store by itself.
+func TestRefreshInterval(t *testing.T) {
+	forEachStore(t, func(t *testing.T, dsn string) {
+		s1, s2 := openStore(t, dsn), openStore(t, dsn)
+		p1, p2 := openPicker(t, s1, Config{}), openPicker(t, s2, Config{RefreshInterval: 20 * time.Millisecond})
+		ingest(t, p1, ev("hs:1", PreExec, "q1", "", at(0)))
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			if st := p2.Servers(t0, nil); len(st) == 1 && st[0].Running == 1 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("after 10s the replica still shows %+v", p2.Servers(t0, nil))
+			}
+			time.Sleep(10 * time.Millisecond) // poll interval
+		}
+		if st := p1.Servers(t0, nil); len(st) != 1 || st[0].Running != 1 {
+			t.Fatalf("the writer shows %+v", st)
+		}
+	})
+	if err := (Config{QueryTimeout: time.Hour, MinRemaining: time.Second, DefaultCost: time.Second,
+		ServerExpiry: time.Hour, RefreshInterval: -time.Second}).Validate(); err == nil {
+		t.Fatal("a negative RefreshInterval is valid")
+	}
+}
+
 // Two service replicas write the same statements at once (one gets the
 // starts, the other the ends, in any order): no event is lost, and the
 // job history still agrees with the rows. On MySQL this is row locks,

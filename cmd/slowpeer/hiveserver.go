@@ -109,22 +109,12 @@ const hiveserverDefaultStore = "sqlite:slowpeer-hiveserver.db"
 // store (-store DSN), its static servers (-hiveservers H:P,...) and the
 // slowpeer.hiveserver.* keys of conf. Close the Picker, then the Store.
 func openHiveserver(ctx context.Context, store, servers string, sources []hiveserver.Source, conf hadoopConf, log *slog.Logger) (*hiveserver.Picker, *hiveserver.Store, error) {
-	cfg := hiveserver.DefaultConfig()
+	cfg, err := hiveserverConfig(store, servers, conf)
+	if err != nil {
+		return nil, nil, usageError{err}
+	}
 	cfg.Logger = log
 	cfg.Sources = sources
-	if servers != "" {
-		list, err := splitList("-hiveservers", servers)
-		if err != nil {
-			return nil, nil, usageError{err}
-		}
-		cfg.Servers = list
-	}
-	if err := hiveserverConf(conf, &cfg); err != nil {
-		return nil, nil, usageError{err}
-	}
-	if err := cfg.Validate(); err != nil {
-		return nil, nil, usageError{err}
-	}
 	s, err := hiveserver.OpenStore(ctx, store)
 	if err != nil {
 		return nil, nil, err
@@ -135,6 +125,27 @@ func openHiveserver(ctx context.Context, store, servers string, sources []hivese
 		return nil, nil, err
 	}
 	return p, s, nil
+}
+
+// hiveserverConfig is the picker's Config for the -store and -hiveservers
+// flags and the slowpeer.hiveserver.* keys of conf.
+func hiveserverConfig(store, servers string, conf hadoopConf) (hiveserver.Config, error) {
+	cfg := hiveserver.DefaultConfig()
+	if servers != "" {
+		list, err := splitList("-hiveservers", servers)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Servers = list
+	}
+	if strings.HasPrefix(store, "mysql:") {
+		// Other replicas may write it: reload what they stored.
+		cfg.RefreshInterval = hiveserver.DefaultSharedRefreshInterval
+	}
+	if err := hiveserverConf(conf, &cfg); err != nil {
+		return cfg, err
+	}
+	return cfg, cfg.Validate()
 }
 
 // hiveserverConf reads the picker's keys from conf into cfg, whose fields
@@ -148,6 +159,7 @@ func hiveserverConf(conf hadoopConf, cfg *hiveserver.Config) error {
 		{hiveserver.MinRemainingKey, &cfg.MinRemaining},
 		{hiveserver.DefaultCostKey, &cfg.DefaultCost},
 		{hiveserver.ServerExpiryKey, &cfg.ServerExpiry},
+		{hiveserver.RefreshIntervalKey, &cfg.RefreshInterval},
 	} {
 		d, err := conf.duration(k.key, *k.dst, time.Millisecond)
 		if err != nil {

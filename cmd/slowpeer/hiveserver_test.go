@@ -126,3 +126,22 @@ func TestHiveserverConf(t *testing.T) {
 		t.Fatalf("defaults: %+v, %v", def, err)
 	}
 }
+
+func TestHiveserverConfigRefresh(t *testing.T) {
+	f := func(store string, conf hadoopConf, want time.Duration) {
+		t.Helper()
+		cfg, err := hiveserverConfig(store, "", conf)
+		if err != nil || cfg.RefreshInterval != want {
+			t.Fatalf("hiveserverConfig(%q, %v): RefreshInterval %v, %v; want %v", store, conf, cfg.RefreshInterval, err, want)
+		}
+	}
+	// A shared MySQL store is reloaded, by default every 10s; SQLite,
+	// which one service owns, is not.
+	f("sqlite:/tmp/x.db", nil, 0)
+	f("mysql:u:p@tcp(127.0.0.1:3306)/db", nil, hiveserver.DefaultSharedRefreshInterval)
+	f("mysql:u:p@tcp(127.0.0.1:3306)/db", hadoopConf{hiveserver.RefreshIntervalKey: "2500"}, 2500*time.Millisecond)
+	f("sqlite:/tmp/x.db", hadoopConf{hiveserver.RefreshIntervalKey: "1m"}, time.Minute)
+	if _, err := hiveserverConfig("sqlite:/tmp/x.db", "", hadoopConf{hiveserver.RefreshIntervalKey: "0"}); err == nil {
+		t.Fatal("a refresh interval of 0 is accepted")
+	}
+}
