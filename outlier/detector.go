@@ -58,8 +58,9 @@ type Result struct {
 
 // Detector finds the resources whose latency is much higher than that of
 // the others, exactly as Hadoop's OutlierDetector.getOutlierMetrics does
-// (see the package comment), with median and MAD found by selection in
-// expected linear time.
+// (see the package comment), with median and MAD found from a sorting
+// network for a few samples and by selection in expected linear time for
+// more.
 //
 // The zero value is ready to use: it requires no minimum number of
 // resources and has no low threshold. New(DefaultMinResources,
@@ -78,10 +79,11 @@ type Detector struct {
 	// sub-millisecond part is kept here, not truncated.
 	LowThreshold time.Duration
 
-	keys       []uint64 // scratch: latency keys, then deviation keys
-	sample     []uint64 // scratch: the sample of sampledMedian
-	outliers   []Sample // scratch: Result.Outliers
-	mapSamples []Sample // scratch: DetectMap's samples
+	sorted     []float64 // scratch: the latencies in order, for small n
+	keys       []uint64  // scratch: latency keys, then deviation keys
+	sample     []uint64  // scratch: the sample of sampledMedian
+	outliers   []Sample  // scratch: Result.Outliers
+	mapSamples []Sample  // scratch: DetectMap's samples
 }
 
 // New returns a Detector with the given settings. A minResources of 1 or
@@ -104,60 +106,46 @@ func (d *Detector) Detect(samples []Sample) Result {
 	if n == 0 || n < d.MinResources {
 		return Result{Skipped: true}
 	}
-	if cap(d.keys) < n {
-		d.keys = make([]uint64, n)
-	}
-	keys := d.keys[:n]
-
 	var median, dev float64
+	maxMs := math.NaN() // the largest latency, when known; NaN ≤ x is false
 	switch {
 	case n <= sortedMax:
-		loadKeys(keys, samples)
-		insertionSort(keys)
-		median = medianSorted(keys)
-		dev = medianDeviationSorted(keys, median)
+		median, dev, maxMs = d.sortedStatistics(samples)
 	case n < sampledMin:
-		loadKeys(keys, samples)
-		median = medianSelect(keys)
-		for i, k := range keys {
-			keys[i] = key(math.Abs(value(k) - median))
-		}
-		dev = medianSelect(keys)
+		median, dev = selectedStatistics(d.keyBuffer(n), samples)
 	default:
-		var ok bool
-		if median, ok = d.sampledMedian(samples); !ok {
-			loadKeys(keys, samples)
-			median = medianSelect(keys)
-		}
-		if dev, ok = d.sampledMedianDeviation(samples, median); !ok {
-			for i := range samples {
-				keys[i] = key(math.Abs(samples[i].LatencyMs - median))
-			}
-			dev = medianSelect(keys)
-		}
+		median, dev = d.sampledStatistics(samples)
 	}
 	mad := dev * madMultiplier
 	upper := upperLimit(median, mad, d.LowThreshold)
+	if maxMs <= upper {
+		return Result{MedianMs: median, MADMs: mad, UpperLimitMs: upper}
+	}
+	return Result{MedianMs: median, MADMs: mad, UpperLimitMs: upper, Outliers: d.outliersAbove(samples, upper)}
+}
 
+// outliersAbove returns the samples whose latency exceeds upperMs, in
+// order, in d's scratch buffer (nil when there are none).
+func (d *Detector) outliersAbove(samples []Sample, upperMs float64) []Sample {
 	out := d.outliers[:0]
 	for _, s := range samples {
-		if s.LatencyMs > upper {
+		if s.LatencyMs > upperMs {
 			out = append(out, s)
 		}
 	}
 	d.outliers = out
-	r := Result{MedianMs: median, MADMs: mad, UpperLimitMs: upper}
-	if len(out) > 0 {
-		r.Outliers = out[:len(out):len(out)] // an append by the caller copies
+	if len(out) == 0 {
+		return nil
 	}
-	return r
+	return out[:len(out):len(out)] // an append by the caller copies
 }
 
-// loadKeys sets keys[i] to the key of samples[i].LatencyMs.
-func loadKeys(keys []uint64, samples []Sample) {
-	for i := range samples {
-		keys[i] = key(samples[i].LatencyMs)
+// keyBuffer returns d's scratch for n keys.
+func (d *Detector) keyBuffer(n int) []uint64 {
+	if cap(d.keys) < n {
+		d.keys = make([]uint64, n)
 	}
+	return d.keys[:n]
 }
 
 // DetectMap is Detect on a map of resource name to latency in
@@ -183,8 +171,11 @@ func (d *Detector) DetectMap(latencies map[string]float64) Result {
 func upperLimit(medianMs, madMs float64, lowThreshold time.Duration) float64 {
 	// Whole milliseconds convert exactly, as Java's long does, however
 	// large; float64(lowThreshold) alone would round above 2⁵³ ns.
-	lowMs := float64(lowThreshold/time.Millisecond) + float64(lowThreshold%time.Millisecond)/float64(time.Millisecond)
+	lowMs := float64(lowThreshold / time.Millisecond)
+	if frac := lowThreshold % time.Millisecond; frac != 0 {
+		lowMs += float64(frac) / float64(time.Millisecond)
+	}
 	// The explicit float64 keeps the compiler from fusing the multiply
 	// and the add, which Java does not do either.
-	return math.Max(math.Max(lowMs, medianMs*medianMultiplier), medianMs+float64(deviationMultiplier*madMs))
+	return max(max(lowMs, medianMs*medianMultiplier), medianMs+float64(deviationMultiplier*madMs))
 }

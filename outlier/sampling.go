@@ -91,19 +91,33 @@ func medianOfCandidates(cand []uint64, n, below int) (float64, bool) {
 		return 0, false
 	}
 	k := hi - below
-	selectKth(cand, k, selectBudget(len(cand)))
+	l := selectKth(cand, k, selectBudget(len(cand)))
 	m := value(cand[k])
 	if lo < hi {
-		// cand[:k] holds the candidates ≤ cand[k], and rank lo is
-		// among them: it is their largest.
-		l := cand[0]
-		for _, x := range cand[1:k] {
-			l = max(l, x)
-		}
-		m += value(l)
+		m += value(l) // rank lo, which is among the candidates
 		m /= 2
 	}
 	return positiveZero(m), true
+}
+
+// sampledStatistics returns the median of the latencies of samples (at
+// least sampledMin of them) and the median of their absolute deviations from
+// it, each from a bracket guessed from a sample, or by selection among all
+// of them when the guess misses.
+func (d *Detector) sampledStatistics(samples []Sample) (median, dev float64) {
+	keys := d.keyBuffer(len(samples))
+	var ok bool
+	if median, ok = d.sampledMedian(samples); !ok {
+		loadKeys(keys, samples)
+		median = medianSelect(keys, value)
+	}
+	if dev, ok = d.sampledMedianDeviation(samples, median); !ok {
+		for i := range samples {
+			keys[i] = key(math.Abs(samples[i].LatencyMs - median))
+		}
+		dev = medianSelect(keys, value)
+	}
+	return median, dev
 }
 
 // sampledMedian is Hadoop's median of the latencies of samples, or false
@@ -117,7 +131,7 @@ func (d *Detector) sampledMedian(samples []Sample) (float64, bool) {
 	}
 	b := medianBracket(sample, n)
 	lo, width := b.lo, b.hi-b.lo
-	cand, c, below := d.keys[:n], 0, 0
+	cand, c, below := d.keyBuffer(n), 0, 0
 	for i := range samples {
 		c, below = keep(cand, c, below, key(samples[i].LatencyMs), lo, width)
 	}
@@ -135,7 +149,7 @@ func (d *Detector) sampledMedianDeviation(samples []Sample, median float64) (flo
 	}
 	b := medianBracket(sample, n)
 	lo, width := b.lo, b.hi-b.lo
-	cand, c, below := d.keys[:n], 0, 0
+	cand, c, below := d.keyBuffer(n), 0, 0
 	for i := range samples {
 		c, below = keep(cand, c, below, key(math.Abs(samples[i].LatencyMs-median)), lo, width)
 	}

@@ -11,15 +11,11 @@ import (
 //
 // A key is a float64's bit pattern mapped so that unsigned integer order is
 // the numeric order of the values (negative values included, and -0 just
-// below +0; the medians turn a zero result into +0). Integer comparison is a
-// total order, so NaN, the caller's error, cannot make a loop spin or an
-// index run off a slice: it sorts above +Inf and gives a meaningless but
-// safe answer.
-
-// sortedMax is the largest n for which Detect sorts (insertion sort) instead
-// of selecting. Below it, sorting once and merging the deviations beats two
-// selections.
-const sortedMax = 24
+// below +0; the medians turn a zero result into +0). For values that are
+// all ≥ +0 the bit patterns themselves are such keys, and Detect uses them
+// when no sign bit is set. Integer comparison is a total order, so NaN, the
+// caller's error, cannot make a loop spin or an index run off a slice: it
+// sorts above +Inf and gives a meaningless but safe answer.
 
 // selectCutoff is the length below which selectKth stops partitioning and
 // sorts what is left.
@@ -36,17 +32,11 @@ func value(k uint64) float64 {
 	return math.Float64frombits(k ^ (uint64(int64(^k)>>63) | 1<<63))
 }
 
-// medianSorted is Hadoop's median of the values of the sorted keys a:
-// the element at n/2, averaged with the one before it when n is even.
-// Reference: OutlierDetector.computeMedian.
-func medianSorted(a []uint64) float64 {
-	k := len(a) / 2
-	m := value(a[k])
-	if len(a)%2 == 0 {
-		m += value(a[k-1])
-		m /= 2
+// loadKeys sets keys[i] to the key of samples[i].LatencyMs.
+func loadKeys(keys []uint64, samples []Sample) {
+	for i := range samples {
+		keys[i] = key(samples[i].LatencyMs)
 	}
-	return positiveZero(m)
 }
 
 // positiveZero turns -0 into +0 and leaves every other value alone.
@@ -57,77 +47,11 @@ func positiveZero(v float64) float64 {
 	return v
 }
 
-// medianDeviationSorted is the median of |v - m| over the values v of the
-// sorted keys a, where m is their median, computed as Hadoop does (the
-// deviations sorted, then medianSorted) but without a second sort: the
-// deviations of a sorted list fall to their smallest near m and rise on both
-// sides, so the deviations below m read backwards and those above m read
-// forwards are two sorted runs, and merging them up to position n/2 finds
-// the same elements a sort would put there. Rounding is monotone, so the
-// runs stay sorted in floating point too.
-func medianDeviationSorted(a []uint64, m float64) float64 {
-	n := len(a)
-	k := n / 2
-	// s splits a into values ≤ m (before s) and values ≥ m (from s on).
-	s := k
-	for s > 0 && value(a[s-1]) > m {
-		s--
-	}
-	for s < n && value(a[s]) < m {
-		s++
-	}
-	// dl and dr are the next deviations of the two runs, +Inf past
-	// their ends. Taking an end's +Inf when the other run offers a real
-	// +Inf is harmless: from there on every deviation is +Inf.
-	inf := math.Inf(1)
-	dev := func(i int) float64 { return math.Abs(value(a[i]) - m) }
-	l, r := s-1, s
-	dl, dr := inf, inf
-	if l >= 0 {
-		dl = dev(l)
-	}
-	if r < n {
-		dr = dev(r)
-	}
-	var prev, cur float64
-	for range k + 1 {
-		prev = cur
-		if dl <= dr {
-			cur, dl = dl, inf
-			if l--; l >= 0 {
-				dl = dev(l)
-			}
-		} else {
-			cur, dr = dr, inf
-			if r++; r < n {
-				dr = dev(r)
-			}
-		}
-	}
-	if n%2 == 0 {
-		cur += prev
-		cur /= 2
-	}
-	return cur
-}
-
-// medianSelect is medianSorted(sorted a) found by selection in expected O(n)
-// time; it reorders a.
-func medianSelect(a []uint64) float64 {
-	k := len(a) / 2
-	selectKth(a, k, selectBudget(len(a)))
-	m := value(a[k])
-	if len(a)%2 == 0 {
-		// Everything before k is ≤ a[k]; the largest of it is the
-		// element a sort would put at k-1.
-		lo := a[0]
-		for _, x := range a[1:k] {
-			lo = max(lo, x)
-		}
-		m += value(lo)
-		m /= 2
-	}
-	return positiveZero(m)
+// medianSelect is Hadoop's median of the values of the keys a, found by
+// selection in expected O(n) time; it reorders a. toValue turns a key into
+// its value.
+func medianSelect(a []uint64, toValue func(uint64) float64) float64 {
+	return medianOf(a, selectKth(a, len(a)/2, selectBudget(len(a))), toValue)
 }
 
 // selectBudget is how many partitioning rounds selectKth may spend on n
@@ -137,36 +61,75 @@ func selectBudget(n int) int { return 2 * bits.Len(uint(n)) }
 
 // selectKth reorders a so that a[k] is the element a sort would put there,
 // everything before it is ≤ a[k] and everything after it is ≥ a[k]
-// (introselect: quickselect with a median-of-3 or ninther pivot, falling
-// back to a sort of the remaining range after budget rounds).
-func selectKth(a []uint64, k, budget int) {
+// (introselect: quickselect with a pivot from three or nine samples,
+// falling back to a sort of the remaining range after budget rounds). It
+// returns the element a sort would put at k-1 (0 when k is 0), which an
+// even number of values needs for its median.
+func selectKth(a []uint64, k, budget int) (below uint64) {
+	switch {
+	case len(a) <= selectCutoff:
+		insertionSort(a)
+		return elementBelow(a, k, 0, 0)
+	case budget == 0:
+		slices.Sort(a)
+		return elementBelow(a, k, 0, 0)
+	}
+	p := pivot(a)
+	return selectRest(a, k, budget-1, p, partitionLess(a, p))
+}
+
+// selectRest is selectKth after its first round: a is partitioned around
+// the pivot p, with the lt elements < p first.
+func selectRest(a []uint64, k, budget int, p uint64, lt int) (below uint64) {
 	lo, hi := 0, len(a)
-	// Invariant: a[:lo] ≤ a[lo:hi] ≤ a[hi:], and lo ≤ k < hi.
-	for hi-lo > selectCutoff {
+	// Invariant: a[:lo] ≤ a[lo:hi] ≤ a[hi:], lo ≤ k < hi, and the
+	// largest of a[:lo] is in a[prev:lo] (when lo > 0).
+	prev := 0
+	for {
+		switch {
+		case k < lo+lt:
+			hi = lo + lt
+		case lt > 0:
+			prev, lo = lo, lo+lt
+		default:
+			// p is the smallest value left: split off its copies, so
+			// that many equal values cannot stall the search.
+			eq := partitionLessEq(a[lo:hi], p)
+			if k < lo+eq {
+				return elementBelow(a, k, lo, prev) // a[lo:k+1] are all p
+			}
+			prev, lo = lo, lo+eq
+		}
+		if hi-lo <= selectCutoff {
+			break
+		}
 		if budget == 0 {
 			slices.Sort(a[lo:hi])
-			return
+			return elementBelow(a, k, lo, prev)
 		}
 		budget--
-		p := pivot(a[lo:hi])
-		lt := partitionLess(a[lo:hi], p)
-		if k < lo+lt {
-			hi = lo + lt
-			continue
-		}
-		if lt > 0 {
-			lo += lt
-			continue
-		}
-		// p is the smallest value left: split off its copies, so that
-		// many equal values cannot stall the search.
-		eq := partitionLessEq(a[lo:hi], p)
-		if k < lo+eq {
-			return
-		}
-		lo += eq
+		p = pivotFor(a[lo:hi], k-lo)
+		lt = partitionLess(a[lo:hi], p)
 	}
 	insertionSort(a[lo:hi])
+	return elementBelow(a, k, lo, prev)
+}
+
+// elementBelow is the element a sort of a would put at k-1 (0 when k is
+// 0), given a[lo:k+1] in order, a[:lo] ≤ a[lo:] and the largest of a[:lo]
+// in a[prev:lo]: a[k-1] when lo < k, else the largest of a[prev:k].
+func elementBelow(a []uint64, k, lo, prev int) uint64 {
+	if k == 0 {
+		return 0
+	}
+	if lo < k {
+		return a[k-1]
+	}
+	m := a[prev]
+	for _, x := range a[prev+1 : k] {
+		m = max(m, x)
+	}
+	return m
 }
 
 // partitionLess moves the elements < p to the front of a and returns how
@@ -211,6 +174,26 @@ func pivot(a []uint64) uint64 {
 		median3(a[n/2-s], a[n/2], a[n/2+s]),
 		median3(a[n-1-2*s], a[n-1-s], a[n-1]),
 	)
+}
+
+// pivotFor picks a pivot from a for the element a sort would put at t:
+// for short slices, whose t is often near an end after a first round, the
+// smallest or largest of three samples when t is in the outer fifth, so
+// that the part left over is small.
+func pivotFor(a []uint64, t int) uint64 {
+	n := len(a)
+	if n >= 64 {
+		return pivot(a)
+	}
+	x, y, z := a[n/4], a[n/2], a[n-1-n/4]
+	lo, hi := min(x, y, z), max(x, y, z)
+	switch {
+	case 5*t < n:
+		return lo
+	case 5*t >= 4*n:
+		return hi
+	}
+	return median3(x, y, z)
 }
 
 // median3 returns the middle one of x, y and z.

@@ -50,9 +50,16 @@ func TestSelectKth(t *testing.T) {
 			a[i] = gen(i, n)
 		}
 		want := slices.Sorted(slices.Values(a))
-		selectKth(a, k, budget)
+		below := selectKth(a, k, budget)
 		if a[k] != want[k] {
 			t.Fatalf("%s n=%d k=%d budget=%d: a[k] = %d, want %d", name, n, k, budget, a[k], want[k])
+		}
+		var wantBelow uint64 // 0 when k is 0
+		if k > 0 {
+			wantBelow = want[k-1]
+		}
+		if below != wantBelow {
+			t.Fatalf("%s n=%d k=%d budget=%d: returned %d, want %d", name, n, k, budget, below, wantBelow)
 		}
 		for i, x := range a {
 			if (i < k && x > a[k]) || (i > k && x < a[k]) {
@@ -74,55 +81,6 @@ func TestSelectKth(t *testing.T) {
 			}
 		}
 	}
-}
-
-func TestMedianDeviationSorted(t *testing.T) {
-	// Against the plain way: deviations, sort, median.
-	rng := rand.New(rand.NewPCG(3, 4))
-	f := func(values []float64) {
-		t.Helper()
-		sorted := slices.Sorted(slices.Values(values))
-		keys := make([]uint64, len(sorted))
-		for i, v := range sorted {
-			keys[i] = key(v)
-		}
-		m := medianSorted(keys)
-		want := referenceMedian(deviations(sorted, m))
-		got := medianDeviationSorted(keys, m)
-		if math.Float64bits(got) != math.Float64bits(want) {
-			t.Fatalf("%v: got %v, want %v", values, got, want)
-		}
-	}
-	f([]float64{1})
-	f([]float64{1, 2})
-	f([]float64{0, 0, 0, 5})
-	f([]float64{1, 2, 3, 100})
-	f([]float64{math.MaxFloat64, math.MaxFloat64}) // the median overflows to +Inf
-	f([]float64{1, math.MaxFloat64, math.MaxFloat64, math.MaxFloat64})
-	for range 2000 {
-		values := make([]float64, 1+rng.IntN(sortedMax))
-		for i := range values {
-			switch rng.IntN(3) {
-			case 0:
-				values[i] = float64(rng.IntN(4))
-			case 1:
-				values[i] = rng.Float64()
-			default:
-				values[i] = math.Ldexp(rng.Float64(), rng.IntN(2000)-1000)
-			}
-		}
-		f(values)
-	}
-}
-
-// deviations is |v - m| for every v of sorted, sorted.
-func deviations(sorted []float64, m float64) []float64 {
-	d := make([]float64, len(sorted))
-	for i, v := range sorted {
-		d[i] = math.Abs(v - m)
-	}
-	slices.Sort(d)
-	return d
 }
 
 func TestSampledMedianFallsBack(t *testing.T) {
