@@ -128,9 +128,21 @@ func (d *Detector) Detect(samples []Sample) Result {
 // order, in d's scratch buffer (nil when there are none).
 func (d *Detector) outliersAbove(samples []Sample, upperMs float64) []Sample {
 	out := d.outliers[:0]
-	for _, s := range samples {
-		if s.LatencyMs > upperMs {
-			out = append(out, s)
+	for len(samples) >= 4 {
+		// Outliers are few: test four at a time, then find them.
+		s := samples[:4]
+		if s[0].LatencyMs > upperMs || s[1].LatencyMs > upperMs || s[2].LatencyMs > upperMs || s[3].LatencyMs > upperMs {
+			for _, x := range s {
+				if x.LatencyMs > upperMs {
+					out = append(out, x)
+				}
+			}
+		}
+		samples = samples[4:]
+	}
+	for _, x := range samples {
+		if x.LatencyMs > upperMs {
+			out = append(out, x)
 		}
 	}
 	d.outliers = out

@@ -203,12 +203,19 @@ func TestDetectNaNDoesNotHang(t *testing.T) {
 }
 
 func TestDetectDoesNotAllocate(t *testing.T) {
-	for _, n := range []int{10, 1000} {
-		samples := benchSamples(n, 1)[0]
-		d := New(DefaultMinResources, DefaultLowThreshold)
-		d.Detect(samples) // warm up the scratch buffers
-		if allocs := testing.AllocsPerRun(100, func() { d.Detect(samples) }); allocs != 0 {
-			t.Errorf("n=%d: %v allocations per Detect, want 0", n, allocs)
+	// Each way through Detect: one network, two and a merge, the
+	// insertion sort a sign bit falls back to, selection, sampling.
+	for _, n := range []int{10, 24, sortedMax + 1, 100, 1000, 5000} {
+		for _, negative := range []bool{false, true} {
+			samples := benchSamples(n, 1)[0]
+			if negative {
+				samples[n/2].LatencyMs = math.Copysign(0, -1)
+			}
+			d := New(DefaultMinResources, DefaultLowThreshold)
+			d.Detect(samples) // warm up the scratch buffers
+			if allocs := testing.AllocsPerRun(100, func() { d.Detect(samples) }); allocs != 0 {
+				t.Errorf("n=%d, -0 %v: %v allocations per Detect, want 0", n, negative, allocs)
+			}
 		}
 	}
 }

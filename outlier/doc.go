@@ -35,8 +35,8 @@
 // nothing once warm:
 //
 //   - up to 32 latencies it sorts once, without a branch on the data: a
-//     sorting network (Batcher's merge exchange, generated into
-//     network.go) for up to 16, one for each half and a merge for more.
+//     sorting network (generated into network.go) for up to 16, one for
+//     each half and a merge for more.
 //     The deviations need no second sort: the k+1 smallest of them
 //     (k = n/2) are those of k+1 consecutive sorted latencies, so a binary
 //     search over these windows finds the MAD's order statistics;

@@ -15,14 +15,17 @@ import (
 // latencies are their own keys: non-negative float64 values order as their
 // bit patterns do. So do the deviations, which are never negative.
 
-// selectedStatistics returns the median of the latencies of samples
-// (more than selectCutoff of them) and the median of their absolute
-// deviations from it, found by selection in keys (len(samples) of them),
-// which it overwrites.
+// selectedStatistics returns the median of the latencies of samples (at
+// least 9 of them) and the median of their absolute deviations from it,
+// found by selection in keys (len(samples) of them), which it overwrites.
 func selectedStatistics(keys []uint64, samples []Sample) (median, dev float64) {
 	n := len(samples)
 	k, budget := n/2, selectBudget(n)
-	p := ninther(n, func(i int) uint64 { return math.Float64bits(samples[i].LatencyMs) })
+	var nine [9]uint64
+	for j, i := range nineAt(n) {
+		nine[j] = math.Float64bits(samples[i].LatencyMs)
+	}
+	p := ninther(nine)
 	lt, sign := partitionLoad(keys, samples, p)
 	if sign>>63 == 0 {
 		median = medianOf(keys, selectRest(keys, k, budget-1, p, lt), math.Float64frombits)
@@ -33,7 +36,10 @@ func selectedStatistics(keys []uint64, samples []Sample) (median, dev float64) {
 			keys[i] = math.Float64bits(value(x)) // back to bits: the deviations read them
 		}
 	}
-	p = ninther(n, func(i int) uint64 { return deviationBits(keys[i], median) })
+	for j, i := range nineAt(n) {
+		nine[j] = deviationBits(keys[i], median)
+	}
+	p = ninther(nine)
 	lt = partitionDeviations(keys, median, p)
 	return median, medianOf(keys, selectRest(keys, k, budget-1, p, lt), math.Float64frombits)
 }
@@ -54,16 +60,20 @@ func deviationBits(b uint64, m float64) uint64 {
 	return math.Float64bits(math.Abs(math.Float64frombits(b) - m))
 }
 
-// ninther is Tukey's ninther of the n keys that key(i) gives: the median
-// of three medians of three, read at nine evenly spaced places.
-func ninther(n int, key func(i int) uint64) uint64 {
+// nineAt returns nine evenly spaced places among n (n ≥ 9).
+func nineAt(n int) [9]int {
 	s := n / 9
-	at := func(j int) uint64 { return key(j*s + s/2) }
-	return median3(
-		median3(at(0), at(1), at(2)),
-		median3(at(3), at(4), at(5)),
-		median3(at(6), at(7), at(8)),
-	)
+	var at [9]int
+	for j := range at {
+		at[j] = j*s + s/2
+	}
+	return at
+}
+
+// ninther is Tukey's ninther of x: the median of the medians of its three
+// thirds.
+func ninther(x [9]uint64) uint64 {
+	return median3(median3(x[0], x[1], x[2]), median3(x[3], x[4], x[5]), median3(x[6], x[7], x[8]))
 }
 
 // partitionLoad writes the bits of the latencies of samples to keys with
@@ -84,10 +94,21 @@ func partitionLoad(keys []uint64, samples []Sample, p uint64) (lt int, or uint64
 
 // partitionDeviations replaces the bits of each value in a by the bits of
 // its absolute deviation from m, with those < p first, as partitionLess
-// does, and returns how many those are.
+// does (two at a time), and returns how many those are.
 func partitionDeviations(a []uint64, m float64, p uint64) int {
-	lt := 0
-	for j := range a {
+	lt, j := 0, 0
+	for ; j+1 < len(a); j += 2 {
+		x, y := deviationBits(a[j], m), deviationBits(a[j+1], m)
+		a[j] = a[lt]
+		a[lt] = x
+		_, less := bits.Sub64(x, p, 0)
+		lt += int(less)
+		a[j+1] = a[lt]
+		a[lt] = y
+		_, less = bits.Sub64(y, p, 0)
+		lt += int(less)
+	}
+	if j < len(a) {
 		x := deviationBits(a[j], m)
 		a[j] = a[lt]
 		a[lt] = x

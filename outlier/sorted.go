@@ -25,7 +25,13 @@ func (d *Detector) sortedStatistics(samples []Sample) (median, dev, maxMs float6
 		d.sorted = make([]float64, 2*sortedMax+4)
 	}
 	sorted := d.sorted[:n]
-	if !sortNetworks(sorted, d.sorted[sortedMax:], samples) {
+	var ok bool
+	if n <= networkMax {
+		ok = sortNetwork[n](sorted, samples)
+	} else {
+		ok = mergeNetworks(sorted, d.sorted[sortedMax:], samples)
+	}
+	if !ok {
 		keys := d.keyBuffer(n)
 		loadKeys(keys, samples)
 		insertionSort(keys)
@@ -37,24 +43,22 @@ func (d *Detector) sortedStatistics(samples []Sample) (median, dev, maxMs float6
 	return median, madOfSorted(sorted, median), sorted[n-1]
 }
 
-// sortNetworks stores the latencies of samples (at most sortedMax of them)
-// in dst in ascending order and reports true, unless one of them has its
-// sign bit set. It sorts halves of more than networkMax latencies in
-// scratch (len(samples)+4 long) and merges them.
-func sortNetworks(dst, scratch []float64, samples []Sample) bool {
+// mergeNetworks stores the latencies of samples (more than networkMax, at
+// most sortedMax of them) in dst in ascending order and reports true,
+// unless one of them has its sign bit set. It sorts each half with a
+// network, in scratch (len(samples)+4 long), and merges them.
+func mergeNetworks(dst, scratch []float64, samples []Sample) bool {
 	n := len(samples)
-	if n <= networkMax {
-		return sortNetwork[n](dst, samples)
-	}
 	h := n / 2
 	a, b := scratch[:h+2], scratch[h+2:n+4]
 	if !sortNetwork[h](a, samples[:h]) || !sortNetwork[n-h](b, samples[h:]) {
 		return false
 	}
-	// Both end in two sentinels above every latency, so that the merge
-	// needs no bounds and can read one element ahead.
-	inf := math.Float64frombits(math.MaxUint64)
-	a[h], a[h+1], b[n-h], b[n-h+1] = inf, inf, inf, inf
+	// Both halves end in two sentinels whose bits are above those of
+	// every latency, so that the merge never takes from a half that is
+	// used up and can read one element ahead of each head.
+	sentinel := math.Float64frombits(math.MaxUint64)
+	a[h], a[h+1], b[n-h], b[n-h+1] = sentinel, sentinel, sentinel, sentinel
 	x, y := math.Float64bits(a[0]), math.Float64bits(b[0])
 	i, j := 0, 0
 	for o := range dst[:n] {

@@ -45,9 +45,9 @@ func TestSortNetwork(t *testing.T) {
 	}
 }
 
-// TestSortNetworks checks the merge of two networks against a sort, and
+// TestMergeNetworks checks the merge of two networks against a sort, and
 // the fallback when a latency is negative or -0.
-func TestSortNetworks(t *testing.T) {
+func TestMergeNetworks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	f := func(values []float64) {
 		t.Helper()
@@ -57,7 +57,12 @@ func TestSortNetworks(t *testing.T) {
 		}
 		dst := make([]float64, len(values))
 		scratch := make([]float64, sortedMax+4)
-		ok := sortNetworks(dst, scratch, samples)
+		var ok bool
+		if len(values) <= networkMax {
+			ok = sortNetwork[len(values)](dst, samples)
+		} else {
+			ok = mergeNetworks(dst, scratch, samples)
+		}
 		negative := slices.ContainsFunc(values, math.Signbit)
 		if ok == negative {
 			t.Fatalf("%v: reported %v", values, ok)
