@@ -108,6 +108,7 @@ func FuzzDetect(f *testing.F) {
 	f.Add([]byte{}, uint16(1), uint8(5), uint16(0))
 	f.Add(make([]byte, 80), uint16(10), uint8(5), uint16(0))
 	f.Add([]byte("\x00\x00\x00\x00\x00\x00\xf0\x3f\x00\x00\x00\x00\x00\x00\x00\x40"), uint16(1), uint8(0), uint16(1500))
+	f.Add([]byte("\x00\x00\x00\x00\x00\x00\xf0\x3f\x00\x00\x00\x00\x00\x00\x00\x40"), uint16(1), uint8(0), uint16(sampledMin+100))
 	f.Fuzz(func(t *testing.T, data []byte, minResources uint16, lowMs uint8, repeat uint16) {
 		var values []float64
 		for len(data) >= 8 {
@@ -120,7 +121,7 @@ func FuzzDetect(f *testing.F) {
 		if len(values) == 0 {
 			return
 		}
-		samples := make([]Sample, int(repeat)%5000+len(values))
+		samples := make([]Sample, int(repeat)%(sampledMin+5000)+len(values))
 		for i := range samples {
 			samples[i] = Sample{Name: strconv.Itoa(i), LatencyMs: values[i%len(values)]}
 		}
@@ -132,7 +133,9 @@ func FuzzDetect(f *testing.F) {
 }
 
 // randomSize draws n from 0 to a few thousand, small sizes most often,
-// since that is where the parity and the small-input path vary most.
+// since that is where the parity and the small-input path vary most, and
+// now and then just above sampledMin, so that every path of Detect is
+// taken.
 func randomSize(rng *rand.Rand) int {
 	switch rng.IntN(4) {
 	case 0:
@@ -141,9 +144,11 @@ func randomSize(rng *rand.Rand) int {
 		return rng.IntN(200)
 	case 2:
 		return rng.IntN(1000)
-	default:
-		return rng.IntN(4000)
 	}
+	if rng.IntN(30) == 0 {
+		return sampledMin - 2 + rng.IntN(2000)
+	}
+	return rng.IntN(4000)
 }
 
 // generators make latencies with the shapes that trouble selection and
@@ -203,11 +208,9 @@ var generators = []struct {
 // sampleTrap is 0 at the positions sampledMedian samples and between 1 and
 // 3 elsewhere, so that the bracket misses and Detect must fall back.
 func sampleTrap(rng *rand.Rand, i, n int) float64 {
-	if n >= sampledMin {
-		stride := n / sampleSize(n)
-		if i%stride == stride/2 && i/stride < sampleSize(n) {
-			return 0
-		}
+	stride := n / sampleSize(n)
+	if i%stride == stride/2 && i/stride < sampleSize(n) {
+		return 0
 	}
 	return 1 + 2*rng.Float64()
 }

@@ -15,8 +15,10 @@ import (
 // full selection, so every answer is still exact.
 
 // sampledMin is the smallest n for which Detect samples. Below it, the
-// sample costs more than it saves.
-const sampledMin = 1024
+// selection with its first rounds fused into the loads is faster: by about
+// a quarter at 1 000 and 10 000 latencies, still a little at 50 000, while
+// the sample wins from about 70 000 on.
+const sampledMin = 1 << 15
 
 // bracket is the pair of keys that likely enclose the median ranks.
 type bracket struct{ lo, hi uint64 }

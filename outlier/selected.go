@@ -5,9 +5,9 @@ import (
 	"math/bits"
 )
 
-// This file computes the median and the median absolute deviation of a
-// few hundred latencies by selection, with the first partitioning round of
-// each selection done while the keys are written: one pass loads the
+// This file computes the median and the median absolute deviation of up
+// to sampledMin latencies by selection, with the first partitioning round
+// of each selection done while the keys are written: one pass loads the
 // latencies and partitions them, one computes the deviations and
 // partitions them.
 //

@@ -29,7 +29,7 @@ func TestSelectedStatistics(t *testing.T) {
 			t.Fatalf("%s, n=%d: MAD %v, want %v\ninput: %v", name, len(values), mad, want.MADMs, head(samples))
 		}
 	}
-	for _, n := range []int{sortedMax + 1, sortedMax + 2, 63, 64, 65, 100, 101, 500, sampledMin - 1} {
+	for _, n := range []int{sortedMax + 1, sortedMax + 2, 63, 64, 65, 100, 101, 500, 1023, 1024, 3001} {
 		for _, gen := range generators {
 			for range 20 {
 				values := make([]float64, n)
@@ -44,6 +44,11 @@ func TestSelectedStatistics(t *testing.T) {
 		f("zeros", make([]float64, n))
 		f("negative zeros", slices.Repeat([]float64{math.Copysign(0, -1)}, n))
 	}
+	values := make([]float64, sampledMin-1)
+	for i := range values {
+		values[i] = generators[0].value(rng, i, len(values))
+	}
+	f("latency", values)
 }
 
 func TestPartitionLoad(t *testing.T) {

@@ -84,12 +84,13 @@ func TestSelectKth(t *testing.T) {
 }
 
 func TestSampledMedianFallsBack(t *testing.T) {
-	// The property test compares whole detections; this checks that both
-	// of Detect's ways through a large input are taken by it.
+	// The property test compares whole detections; this checks that the
+	// sampled way takes both of its branches, bracket hit and miss, and
+	// stays exact, also at sizes Detect now selects at instead.
 	rng := rand.New(rand.NewPCG(5, 6))
 	f := func(name string, gen func(i, n int) float64, wantHit bool) {
 		t.Helper()
-		for _, n := range []int{sampledMin, 3000, 50_000} {
+		for _, n := range []int{1024, 3000, sampledMin, 50_000} {
 			samples := make([]Sample, n)
 			for i := range samples {
 				samples[i].LatencyMs = gen(i, n)
@@ -101,6 +102,10 @@ func TestSampledMedianFallsBack(t *testing.T) {
 				t.Errorf("%s, n=%d: bracket hit %v, want %v", name, n, hit, wantHit)
 			}
 			want := referenceDetect(samples, 0, 0)
+			median, dev := d.sampledStatistics(samples)
+			if math.Float64bits(median) != math.Float64bits(want.MedianMs) || math.Float64bits(dev*madMultiplier) != math.Float64bits(want.MADMs) {
+				t.Errorf("%s, n=%d: median %v, MAD %v, want %v, %v", name, n, median, dev*madMultiplier, want.MedianMs, want.MADMs)
+			}
 			if err := sameResult(d.Detect(samples), want); err != nil {
 				t.Errorf("%s, n=%d: %v", name, n, err)
 			}
