@@ -190,7 +190,7 @@ func TestDetectOutliersAlias(t *testing.T) {
 func TestDetectNaNDoesNotHang(t *testing.T) {
 	// NaN is the caller's error; the answer is meaningless but comes.
 	d := New(1, 0)
-	for _, n := range []int{3, sortedMax + 1, 1000, 2 * sampledMin} {
+	for _, n := range []int{3, 10, networkMax + 4, sortedMax + 1, 1000, 2 * sampledMin} {
 		samples := make([]Sample, n)
 		for i := range samples {
 			samples[i] = Sample{LatencyMs: float64(i % 3)}
