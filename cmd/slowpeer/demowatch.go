@@ -30,7 +30,7 @@ func (d *demo) watch(ctx context.Context, w io.Writer, failed <-chan error) erro
 			return err
 		case <-check.C:
 		}
-		top := d.srv.Tracker().Top(time.Now(), d.srv.Config().MaxNodesToReport)
+		top := d.top()
 		elapsed := d.since()
 		for _, n := range top {
 			if n.Node != d.slowID {
@@ -51,6 +51,11 @@ func (d *demo) watch(ctx context.Context, w io.Writer, failed <-chan error) erro
 			return nil
 		}
 	}
+}
+
+// top is the service's slow-node report now, as /slowpeers gives it.
+func (d *demo) top() []reports.SlowNode {
+	return d.srv.Tracker().Top(time.Now(), d.srv.Config().MaxNodesToReport)
 }
 
 // printProgress prints one line: the agents' counters summed, how many
@@ -160,7 +165,7 @@ func (d *demo) stayUp(ctx context.Context, w io.Writer, failed <-chan error) err
 	}
 	t := time.NewTicker(demoProgressEvery)
 	defer t.Stop()
-	last := slowSummary(d.srv.Tracker().Top(time.Now(), d.srv.Config().MaxNodesToReport))
+	last := slowSummary(d.top())
 	for {
 		select {
 		case <-ctx.Done():
@@ -169,7 +174,7 @@ func (d *demo) stayUp(ctx context.Context, w io.Writer, failed <-chan error) err
 			return err
 		case <-t.C:
 		}
-		if s := slowSummary(d.srv.Tracker().Top(time.Now(), d.srv.Config().MaxNodesToReport)); s != last {
+		if s := slowSummary(d.top()); s != last {
 			fmt.Fprintf(w, "[%5.1fs] slow: %s\n", d.since().Seconds(), s)
 			last = s
 		}

@@ -1,17 +1,13 @@
 package main
 
 import (
-	"bufio"
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,40 +17,6 @@ import (
 
 	"github.com/slowpeer/slowpeer/discovery"
 )
-
-// startNamenode runs "slowpeer namenode" in-process on 127.0.0.1:0 with
-// args and a store of its own, and returns its address; the service stops
-// at the end of the test.
-func startNamenode(t *testing.T, args ...string) string {
-	t.Helper()
-	t.Setenv("HADOOP_CONF_DIR", "")
-	ctx, cancel := context.WithCancel(context.Background())
-	logR, logW := io.Pipe()
-	done := make(chan int, 1)
-	args = append([]string{"namenode", "-listen", "127.0.0.1:0", "-store", "sqlite:" + filepath.Join(t.TempDir(), "hive.db")}, args...)
-	go func() {
-		done <- run(ctx, args, strings.NewReader(""), io.Discard, logW)
-		logW.Close()
-	}()
-	lines := bufio.NewScanner(logR)
-	addr := ""
-	for addr == "" && lines.Scan() {
-		if _, rest, ok := strings.Cut(lines.Text(), "msg=serving listen="); ok {
-			addr = rest
-		}
-	}
-	go io.Copy(io.Discard, logR)
-	t.Cleanup(func() {
-		cancel()
-		if code := <-done; code != 0 {
-			t.Errorf("slowpeer namenode exited %d", code)
-		}
-	})
-	if addr == "" {
-		t.Fatalf("slowpeer namenode %v did not start", args)
-	}
-	return addr
-}
 
 // eventually polls cond every 20 ms until it holds, for at most 30 s.
 func eventually(t *testing.T, what string, cond func() bool) {
@@ -122,7 +84,7 @@ func TestNamenodeHS2ZooKeeper(t *testing.T) {
 	pub := ns + "-best"
 	unregisterA := registerHS2(t, zkAddr, ns, "127.0.0.1", 10000)
 	unregisterB := registerHS2(t, zkAddr, ns, "127.0.0.2", 10000)
-	addr := startNamenode(t, "-hs2-zookeeper", zkAddr, "-hs2-namespace", ns, "-hs2-publish-namespace", pub)
+	addr, _ := startNamenode(t, "-hs2-zookeeper", zkAddr, "-hs2-namespace", ns, "-hs2-publish-namespace", pub)
 
 	servers := func() string {
 		resp, err := http.Get("http://" + addr + "/v1/hiveservers")

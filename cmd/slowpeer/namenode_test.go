@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -120,35 +121,7 @@ func TestNamenodeStartStop(t *testing.T) {
 	t.Setenv("HADOOP_CONF_DIR", "")
 	token := filepath.Join(t.TempDir(), "token")
 	os.WriteFile(token, []byte("tok\n"), 0o600)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	logR, logW := io.Pipe()
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"namenode", "-listen", "127.0.0.1:0", "-auth-token-file", token,
-			"-store", "sqlite:" + filepath.Join(t.TempDir(), "hive.db"), "-hiveservers", "hs1.example.com:10000"},
-			strings.NewReader(""), io.Discard, logW)
-		logW.Close()
-	}()
-	// The log says where it listens.
-	lines := bufio.NewScanner(logR)
-	var addr string
-	for addr == "" && lines.Scan() {
-		if _, rest, ok := strings.Cut(lines.Text(), "msg=serving listen="); ok {
-			addr = rest
-		}
-	}
-	if addr == "" {
-		t.Fatalf("no serving line in the log: %v", lines.Err())
-	}
-	var logs bytes.Buffer
-	drained := make(chan struct{})
-	go func() {
-		for lines.Scan() {
-			logs.WriteString(lines.Text() + "\n")
-		}
-		close(drained)
-	}()
+	addr, stop := startNamenode(t, "-auth-token-file", token, "-hiveservers", "hs1.example.com:10000")
 
 	postTo := func(t *testing.T, url, contentType, body, auth string) int {
 		req, _ := http.NewRequest("POST", url, strings.NewReader(body))
@@ -210,13 +183,8 @@ func TestNamenodeStartStop(t *testing.T) {
 		t.Fatalf("/metrics lacks the running statement:\n%s", got)
 	}
 
-	cancel()
-	if code := <-done; code != 0 {
-		t.Fatalf("exit %d", code)
-	}
-	<-drained
-	if !strings.Contains(logs.String(), "msg=\"shutting down\"") {
-		t.Fatalf("no shutdown in the log:\n%s", logs.String())
+	if code, logs := stop(); code != 0 || !strings.Contains(logs, "msg=\"shutting down\"") {
+		t.Fatalf("exit %d, no shutdown in the log:\n%s", code, logs)
 	}
 	if _, err := http.Get("http://" + addr + "/v1/datanodes"); err == nil {
 		t.Fatal("still serving after shutdown")
@@ -230,4 +198,52 @@ func TestNamenodeListenError(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr.String(), "listen on 256.0.0.1:0") {
 		t.Fatalf("exit %d, stderr %q", code, stderr.String())
 	}
+}
+
+// startNamenode runs "slowpeer namenode" in-process on 127.0.0.1:0 with
+// args and a store of its own, and returns its address and stop, which
+// stops it as SIGINT would and returns its exit code and the log lines
+// after the one that says where it listens. The test's end stops it too.
+func startNamenode(t *testing.T, args ...string) (addr string, stop func() (code int, logs string)) {
+	t.Helper()
+	t.Setenv("HADOOP_CONF_DIR", "")
+	ctx, cancel := context.WithCancel(context.Background())
+	logR, logW := io.Pipe()
+	done := make(chan int, 1)
+	args = append([]string{"namenode", "-listen", "127.0.0.1:0", "-store", "sqlite:" + filepath.Join(t.TempDir(), "hive.db")}, args...)
+	go func() {
+		done <- run(ctx, args, strings.NewReader(""), io.Discard, logW)
+		logW.Close()
+	}()
+	// The log says where it listens.
+	lines := bufio.NewScanner(logR)
+	for addr == "" && lines.Scan() {
+		if _, rest, ok := strings.Cut(lines.Text(), "msg=serving listen="); ok {
+			addr = rest
+		}
+	}
+	var logs strings.Builder
+	drained := make(chan struct{})
+	go func() {
+		for lines.Scan() {
+			logs.WriteString(lines.Text() + "\n")
+		}
+		io.Copy(io.Discard, logR)
+		close(drained)
+	}()
+	stop = sync.OnceValues(func() (int, string) {
+		cancel()
+		code := <-done
+		<-drained
+		return code, logs.String()
+	})
+	t.Cleanup(func() {
+		if code, logs := stop(); code != 0 {
+			t.Errorf("slowpeer namenode exited %d:\n%s", code, logs)
+		}
+	})
+	if addr == "" {
+		t.Fatalf("slowpeer namenode %v did not start: %v", args, lines.Err())
+	}
+	return addr, stop
 }
