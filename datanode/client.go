@@ -20,16 +20,16 @@ import (
 const maxReplyBytes = 64 << 10
 
 // heartbeatClient posts heartbeats to one NameNode-side service, as
-// DESIGN.md's POST /v1/heartbeat. It is safe for concurrent use.
+// DESIGN.md's POST /v1/heartbeat (reports.HeartbeatPath). It is safe for concurrent use.
 type heartbeatClient struct {
 	base     string // the service's base URL, for messages
-	endpoint string // base + /v1/heartbeat
+	endpoint string // base + reports.HeartbeatPath
 	token    string
 	http     *http.Client
 }
 
 func newHeartbeatClient(base, token string, c *http.Client) (*heartbeatClient, error) {
-	endpoint, err := url.JoinPath(base, "v1/heartbeat")
+	endpoint, err := url.JoinPath(base, reports.HeartbeatPath)
 	if err != nil {
 		return nil, fmt.Errorf("heartbeat URL of %q: %w", base, err)
 	}

@@ -5,8 +5,8 @@
 //
 // # Pieces
 //
-// [Tracker] holds, per slow node and reporting node, the newest report
-// and its arrival (Hadoop's SlowPeerTracker, with expiry and a
+// A tracker.Tracker holds, per slow node and reporting node, the newest
+// report and its arrival (Hadoop's SlowPeerTracker, with expiry and a
 // deterministic order). [DataNodes] is the DataNode table: a node is dead
 // after [DeadAfter] without a heartbeat, 2 × dfs.namenode.heartbeat.recheck-interval
 // + 10 × dfs.heartbeat.interval (DatanodeManager.heartbeatExpireInterval).
@@ -14,12 +14,12 @@
 //
 // [Server] wires them to a gin engine:
 //
-//   - POST /v1/heartbeat: at most [MaxHeartbeatBytes] (else 413), decoded
-//     strictly (exact field names, no unknown field, no field twice, nothing
-//     after the object), validated by reports.Heartbeat.Validate, and only
-//     then applied: the sender is registered or refreshed, and a report
-//     (field slowPeers present, even empty) replaces everything the sender
-//     said before. Any refusal is 400, 401 or 413 with {"error": "one line"}
+//   - POST /v1/heartbeat: at most [MaxHeartbeatBytes] (else 413), parsed
+//     strictly by reports.ParseHeartbeat (exact field names, no unknown
+//     field, no field twice, nothing after the object, then
+//     reports.Heartbeat.Validate), and only then applied: the sender is
+//     registered or refreshed, and a report (field slowPeers present, even
+//     empty) replaces everything the sender said before. Any refusal is 400, 401 or 413 with {"error": "one line"}
 //     and changes nothing. The answer {"slow": bool} tells the sender
 //     whether its peers currently report it slow (HDFS-16320).
 //   - GET /slowpeers?top=N: the top N slow nodes (default

@@ -9,7 +9,18 @@ import (
 	"sync"
 
 	"github.com/gin-gonic/gin"
+	"github.com/slowpeer/slowpeer/reports"
 )
+
+// The reasons a heartbeat is refused before or besides parsing, beyond
+// those of reports.ParseHeartbeat; all label
+// slowpeer_heartbeats_rejected_total.
+const (
+	reasonTooLarge     = "too_large"    // body over MaxHeartbeatBytes
+	reasonUnauthorized = "unauthorized" // missing or wrong bearer token
+)
+
+var rejectReasons = append(reports.RejectReasons(), reasonTooLarge, reasonUnauthorized)
 
 var (
 	replySlow    = []byte(`{"slow":true}`)
@@ -23,7 +34,7 @@ var bodyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 const keepBufferBytes = 64 << 10
 
 // heartbeat handles POST /v1/heartbeat: it reads at most MaxHeartbeatBytes,
-// decodes and validates the whole body, and only then registers the sender
+// parses and validates the whole body, and only then registers the sender
 // and applies its report; a refused heartbeat changes nothing. It answers
 // whether the sender is itself reported slow (HDFS-16320).
 //
@@ -32,7 +43,7 @@ const keepBufferBytes = 64 << 10
 func (s *Server) heartbeat(c *gin.Context) {
 	r := c.Request
 	if r.ContentLength > MaxHeartbeatBytes {
-		s.refuse(c, &decodeError{reasonTooLarge, tooLargeMsg})
+		s.refuse(c, &reports.RejectError{Reason: reasonTooLarge, Message: tooLargeMsg})
 		return
 	}
 	buf := bodyBuffers.Get().(*bytes.Buffer)
@@ -44,13 +55,13 @@ func (s *Server) heartbeat(c *gin.Context) {
 	}()
 	if _, err := buf.ReadFrom(http.MaxBytesReader(c.Writer, r.Body, MaxHeartbeatBytes)); err != nil {
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-			s.refuse(c, &decodeError{reasonTooLarge, tooLargeMsg})
+			s.refuse(c, &reports.RejectError{Reason: reasonTooLarge, Message: tooLargeMsg})
 			return
 		}
-		s.refuse(c, &decodeError{reasonMalformed, fmt.Sprintf("read body: %v", err)})
+		s.refuse(c, &reports.RejectError{Reason: reports.ReasonMalformed, Message: fmt.Sprintf("read body: %v", err)})
 		return
 	}
-	hb, err := decodeHeartbeat(buf.Bytes())
+	hb, err := reports.ParseHeartbeat(buf.Bytes())
 	if err != nil {
 		s.refuse(c, err)
 		return
@@ -75,9 +86,9 @@ var tooLargeMsg = fmt.Sprintf("heartbeat body larger than %d bytes", MaxHeartbea
 
 // refuse answers a heartbeat that is not applied, counting it by reason.
 func (s *Server) refuse(c *gin.Context, err error) {
-	reason, status := reasonMalformed, http.StatusBadRequest
-	if de, ok := errors.AsType[*decodeError](err); ok {
-		reason = de.reason
+	reason, status := reports.ReasonMalformed, http.StatusBadRequest
+	if re, ok := errors.AsType[*reports.RejectError](err); ok {
+		reason = re.Reason
 	}
 	if reason == reasonTooLarge {
 		status = http.StatusRequestEntityTooLarge

@@ -2,6 +2,7 @@ package namenode
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -109,23 +110,23 @@ func TestHeartbeatRefusedChangesNothing(t *testing.T) {
 			t.Fatalf("%s: rejected{reason=%s} went from %d to %d", name, reason, rejected, got)
 		}
 	}
-	f("not JSON", 400, reasonMalformed, "want an object", `slow!`)
-	f("truncated", 400, reasonMalformed, "unterminated string", `{"node":"10.0.0.9:98`)
-	f("trailing data", 400, reasonMalformed, "data after", peer(`{`+good+`}`)+`{}`)
-	f("empty body", 400, reasonMalformed, "empty body", ``)
-	f("unknown field", 400, reasonUnknownField, `unknown field "load"`, `{"node":"10.0.0.9:9866","load":3}`)
-	f("unknown peer field", 400, reasonUnknownField, `unknown field "rack"`, peer(`{`+good+`,"rack":"/r1"}`))
-	f("missing node", 400, reasonInvalid, "missing node id", `{"slowPeers":[{`+good+`}]}`)
-	f("malformed node", 400, reasonInvalid, "not host:port", `{"node":"10.0.0.9"}`)
-	f("malformed peer node", 400, reasonInvalid, "bad port", peer(`{"node":"10.0.0.5:99999","latencyMs":1,"medianMs":1,"madMs":1,"upperLimitMs":1}`))
-	f("NaN as a string", 400, reasonMalformed, "want a number", withLatency(`"NaN"`))
-	f("bare NaN", 400, reasonMalformed, "want a number", withLatency(`NaN`))
-	f("Infinity", 400, reasonMalformed, "want a number", withLatency(`"Infinity"`))
-	f("1e999", 400, reasonInvalid, "does not fit a float64", withLatency(`1e999`))
-	f("-1e999", 400, reasonInvalid, "does not fit a float64", withLatency(`-1e999`))
-	f("negative latency", 400, reasonInvalid, "negative latency", withLatency(`-3`))
-	f("peer named twice", 400, reasonInvalid, "named twice", peer(`{`+good+`},{`+good+`}`))
-	f("too many peers", 400, reasonTooManyPeers, "more than 10000", manyPeers(reports.MaxSlowPeers+1))
+	f("not JSON", 400, reports.ReasonMalformed, "want an object", `slow!`)
+	f("truncated", 400, reports.ReasonMalformed, "unterminated string", `{"node":"10.0.0.9:98`)
+	f("trailing data", 400, reports.ReasonMalformed, "data after", peer(`{`+good+`}`)+`{}`)
+	f("empty body", 400, reports.ReasonMalformed, "empty body", ``)
+	f("unknown field", 400, reports.ReasonUnknownField, `unknown field "load"`, `{"node":"10.0.0.9:9866","load":3}`)
+	f("unknown peer field", 400, reports.ReasonUnknownField, `unknown field "rack"`, peer(`{`+good+`,"rack":"/r1"}`))
+	f("missing node", 400, reports.ReasonInvalid, "missing node id", `{"slowPeers":[{`+good+`}]}`)
+	f("malformed node", 400, reports.ReasonInvalid, "not host:port", `{"node":"10.0.0.9"}`)
+	f("malformed peer node", 400, reports.ReasonInvalid, "bad port", peer(`{"node":"10.0.0.5:99999","latencyMs":1,"medianMs":1,"madMs":1,"upperLimitMs":1}`))
+	f("NaN as a string", 400, reports.ReasonMalformed, "want a number", withLatency(`"NaN"`))
+	f("bare NaN", 400, reports.ReasonMalformed, "want a number", withLatency(`NaN`))
+	f("Infinity", 400, reports.ReasonMalformed, "want a number", withLatency(`"Infinity"`))
+	f("1e999", 400, reports.ReasonInvalid, "does not fit a float64", withLatency(`1e999`))
+	f("-1e999", 400, reports.ReasonInvalid, "does not fit a float64", withLatency(`-1e999`))
+	f("negative latency", 400, reports.ReasonInvalid, "negative latency", withLatency(`-3`))
+	f("peer named twice", 400, reports.ReasonInvalid, "named twice", peer(`{`+good+`},{`+good+`}`))
+	f("too many peers", 400, reports.ReasonTooManyPeers, "more than 10000", manyPeers(reports.MaxSlowPeers+1))
 	f("body over 1 MiB", 413, reasonTooLarge, "larger than 1048576 bytes", huge)
 	f("no token", 401, reasonUnauthorized, "bearer token", peer(`{`+good+`}`), "X-None", "")
 	f("wrong token", 401, reasonUnauthorized, "bearer token", peer(`{`+good+`}`), "Authorization", "Bearer tok-124")
@@ -210,4 +211,34 @@ func BenchmarkHeartbeatHandler(b *testing.B) {
 			}
 		})
 	}
+}
+
+// manyPeers returns a heartbeat of n distinct, valid slow peers.
+func manyPeers(n int) string {
+	var b strings.Builder
+	b.WriteString(`{"node":"h:1","slowPeers":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"node":"p%d:%d","latencyMs":9,"medianMs":1,"madMs":1,"upperLimitMs":3}`, i/60000, 1+i%60000)
+	}
+	b.WriteString(`]}`)
+	return b.String()
+}
+
+// typicalHeartbeat is the body an agent sends with n slow peers.
+func typicalHeartbeat(node string, n int) []byte {
+	hb := reports.Heartbeat{Node: node, SlowPeers: []reports.SlowPeer{}}
+	for i := range n {
+		hb.SlowPeers = append(hb.SlowPeers, reports.SlowPeer{
+			Node: fmt.Sprintf("10.0.%d.%d:9866", i/250, 1+i%250), LatencyMs: 35.2 + float64(i),
+			MedianMs: 2.1, MADMs: 0.74, UpperLimitMs: 6.3,
+		})
+	}
+	b, err := json.Marshal(hb)
+	if err != nil {
+		panic(err)
+	}
+	return b
 }

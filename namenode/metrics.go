@@ -108,14 +108,12 @@ func (m *serverMetrics) observe(method, route string, took time.Duration) {
 // at now: the slow nodes and their reporters, the live and dead DataNodes.
 func (s *Server) writeStateMetrics(w io.Writer, now time.Time) {
 	var b bytes.Buffer
-	slow := 0
 	fmt.Fprintf(&b, "slowpeer_tracker_entries %d\n", s.tracker.Entries())
-	// Each holds the tracker's lock: only format into memory there.
-	s.tracker.Each(now, func(node string, reporters int) {
-		slow++
-		fmt.Fprintf(&b, "slowpeer_slow_node_reporters{node=%s} %d\n", labelValue(node), reporters)
-	})
-	fmt.Fprintf(&b, "slowpeer_slow_nodes %d\n", slow)
+	counts := s.tracker.Counts(now) // copied out: nothing is formatted under the tracker's lock
+	for _, c := range counts {
+		fmt.Fprintf(&b, "slowpeer_slow_node_reporters{node=%s} %d\n", labelValue(c.Node), c.Reporters)
+	}
+	fmt.Fprintf(&b, "slowpeer_slow_nodes %d\n", len(counts))
 	live, dead := s.nodes.Counts(now)
 	fmt.Fprintf(&b, "slowpeer_datanodes{state=\"live\"} %d\nslowpeer_datanodes{state=\"dead\"} %d\n", live, dead)
 	w.Write(b.Bytes())

@@ -14,11 +14,12 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/slowpeer/slowpeer/reports"
+	"github.com/slowpeer/slowpeer/tracker"
 )
 
 // The paths the Server answers (DESIGN.md, "NameNode-side HTTP API").
 const (
-	HeartbeatPath = "/v1/heartbeat"
+	HeartbeatPath = reports.HeartbeatPath
 	SlowPeersPath = "/slowpeers"
 	JMXPath       = "/jmx"
 	MetricsPath   = "/metrics"
@@ -34,7 +35,7 @@ type Server struct {
 	cfg     Config
 	log     *slog.Logger
 	now     func() time.Time
-	tracker *Tracker
+	tracker *tracker.Tracker
 	nodes   *DataNodes
 	metrics *serverMetrics
 	engine  *gin.Engine
@@ -58,7 +59,7 @@ func New(cfg Config) (*Server, error) {
 		cfg:     cfg,
 		log:     cfg.Logger,
 		now:     cfg.Now,
-		tracker: NewTracker(cfg.ReportValidity()),
+		tracker: tracker.New(cfg.ReportValidity()),
 		nodes:   NewDataNodes(cfg.DeadAfter()),
 	}
 	if s.log == nil {
@@ -111,7 +112,7 @@ func (s *Server) Handler() http.Handler {
 }
 
 // Tracker returns the slow-peer tracker the Server feeds.
-func (s *Server) Tracker() *Tracker { return s.tracker }
+func (s *Server) Tracker() *tracker.Tracker { return s.tracker }
 
 // DataNodes returns the Server's DataNode table.
 func (s *Server) DataNodes() *DataNodes { return s.nodes }

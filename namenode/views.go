@@ -50,3 +50,12 @@ func (s *Server) dataNodes(c *gin.Context) {
 	}
 	c.JSON(http.StatusOK, out)
 }
+
+// truncate keeps error messages one short line.
+func truncate(b []byte) string {
+	const max = 40
+	if len(b) > max {
+		return string(b[:max]) + "…"
+	}
+	return string(b)
+}

@@ -8,12 +8,17 @@ import (
 	"strconv"
 )
 
+// HeartbeatPath is the path of the NameNode-side service to which an agent
+// POSTs its heartbeats (DESIGN.md, "NameNode-side HTTP API").
+const HeartbeatPath = "/v1/heartbeat"
+
 // MaxSlowPeers is the largest number of slow peers one heartbeat may carry.
 // A DataNode reports at most its downstream peers, and no HDFS cluster gives
 // one DataNode 10 000 of them, so more is taken as a broken or hostile sender.
 const MaxSlowPeers = 10000
 
-// Heartbeat is the body of POST /v1/heartbeat.
+// Heartbeat is the body of a POST to HeartbeatPath. ParseHeartbeat reads
+// it strictly.
 //
 // SlowPeers tells apart "no report" from "an empty report", as HDFS's
 // heartbeat does (BPServiceActor.sendHeartBeat sends a SlowPeerReports only

@@ -1,4 +1,4 @@
-package namenode
+package tracker
 
 import (
 	"container/heap"
@@ -54,7 +54,7 @@ func benchReports(shift int) [][]reports.SlowPeer {
 // trackerT0 + 0..9.999 s, and the reports' names.
 func benchTracker(b *testing.B) (*Tracker, []string) {
 	b.Helper()
-	tr := NewTracker(trackerValidity)
+	tr := New(trackerValidity)
 	names := make([]string, benchNodes)
 	for i := range names {
 		names[i] = benchName(i)
@@ -276,7 +276,7 @@ func BenchmarkTrackerMemory(b *testing.B) {
 		})
 	}
 	f("tracker", func() any {
-		tr := NewTracker(trackerValidity)
+		tr := New(trackerValidity)
 		for r, peers := range rs {
 			tr.Report(trackerT0, names[r], peers)
 		}

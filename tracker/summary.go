@@ -1,4 +1,4 @@
-package namenode
+package tracker
 
 // summary caches, for one slow node, how many of its entries are valid and
 // the highest latency among them, so that a read need not refilter every
@@ -23,8 +23,9 @@ type summary struct {
 	newestExpired instant
 }
 
-// exact is the summary of a node without entries: it holds at every time.
-var exact = summary{ok: true}
+// emptySummary is the summary of a node without entries: it holds at every
+// time.
+var emptySummary = summary{ok: true}
 
 // covers reports whether the summary holds at now.
 func (s *summary) covers(now, validity instant) bool {
@@ -114,16 +115,16 @@ func (t *Tracker) summarizeLocked(now instant, id uint32) (valid int, maxLatency
 	if s.covers(now, instant(t.validity)) {
 		return s.valid, s.maxLatencyMs
 	}
-	*s = exact
-	for _, b := range n.by {
-		arrival := t.arrivals[b.reporter]
+	*s = emptySummary
+	for _, e := range n.reportedBy {
+		arrival := t.arrivals[e.reporter]
 		if !t.valid(now, arrival) {
 			if !s.anyExpired || arrival > s.newestExpired {
 				s.anyExpired, s.newestExpired = true, arrival
 			}
 			continue
 		}
-		s.added(arrival, b.latencyMs)
+		s.added(arrival, e.latencyMs)
 	}
 	return s.valid, s.maxLatencyMs
 }

@@ -1,4 +1,4 @@
-package namenode
+package tracker
 
 import "slices"
 
@@ -28,7 +28,7 @@ func (t *Tracker) before(a, b rank) bool {
 func (t *Tracker) selectLocked(now instant, n int) []rank {
 	h := t.best[:0]
 	for i := range t.nodes {
-		if len(t.nodes[i].by) == 0 {
+		if len(t.nodes[i].reportedBy) == 0 {
 			continue
 		}
 		id := uint32(i)
@@ -40,10 +40,10 @@ func (t *Tracker) selectLocked(now instant, n int) []rank {
 		switch {
 		case len(h) < n:
 			h = append(h, c)
-			t.up(h, len(h)-1)
+			t.siftUp(h, len(h)-1)
 		case t.before(c, h[0]):
 			h[0] = c
-			t.down(h, 0)
+			t.siftDown(h, 0)
 		}
 	}
 	slices.SortFunc(h, func(a, b rank) int {
@@ -63,8 +63,8 @@ func (t *Tracker) selectLocked(now instant, n int) []rank {
 	return h
 }
 
-// up restores the heap order of h (worst on top) after h[i] was added.
-func (t *Tracker) up(h []rank, i int) {
+// siftUp restores the heap order of h (worst on top) after h[i] was added.
+func (t *Tracker) siftUp(h []rank, i int) {
 	for i > 0 {
 		p := (i - 1) / 2
 		if !t.before(h[p], h[i]) {
@@ -75,8 +75,8 @@ func (t *Tracker) up(h []rank, i int) {
 	}
 }
 
-// down restores the heap order of h (worst on top) after h[i] was replaced.
-func (t *Tracker) down(h []rank, i int) {
+// siftDown restores the heap order of h (worst on top) after h[i] was replaced.
+func (t *Tracker) siftDown(h []rank, i int) {
 	for {
 		worst, l := i, 2*i+1
 		if l < len(h) && t.before(h[worst], h[l]) {

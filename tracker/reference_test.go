@@ -1,9 +1,8 @@
-package namenode
+package tracker
 
 import (
 	"cmp"
 	"fmt"
-	"maps"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -96,13 +95,14 @@ func (n *naiveTracker) Expire(now time.Time) int {
 	return deleted
 }
 
-func (n *naiveTracker) Each(now time.Time) map[string]int {
-	out := map[string]int{}
+func (n *naiveTracker) Counts(now time.Time) []NodeCount {
+	out := []NodeCount{}
 	for slow := range n.reports {
 		if rs := n.valid(now, slow); len(rs) > 0 {
-			out[slow] = len(rs)
+			out = append(out, NodeCount{Node: slow, Reporters: len(rs)})
 		}
 	}
+	slices.SortFunc(out, func(a, b NodeCount) int { return strings.Compare(a.Node, b.Node) })
 	return out
 }
 
@@ -130,7 +130,7 @@ func TestTrackerMatchesReference(t *testing.T) {
 	latencies := []float64{1, 2, 2, 3, 7.5}
 	for seq := range sequences {
 		rng := rand.New(rand.NewPCG(uint64(seq), 7))
-		tr, ref := NewTracker(validity), newNaiveTracker(validity)
+		tr, ref := New(validity), newNaiveTracker(validity)
 		clock := trackerT0
 		var log []string // the operations so far, to reproduce a failure
 		fail := func(format string, args ...any) {
@@ -167,11 +167,9 @@ func TestTrackerMatchesReference(t *testing.T) {
 					fail("IsSlow = %v, want %v", got, want)
 				}
 			case op < 8:
-				log = append(log, fmt.Sprintf("+%v Each", when))
-				got := map[string]int{}
-				tr.Each(now, func(node string, reporters int) { got[node] += reporters })
-				if want := ref.Each(now); !maps.Equal(got, want) {
-					fail("Each = %v, want %v", got, want)
+				log = append(log, fmt.Sprintf("+%v Counts", when))
+				if got, want := tr.Counts(now), ref.Counts(now); !slices.Equal(got, want) {
+					fail("Counts = %v, want %v", got, want)
 				}
 			default:
 				log = append(log, fmt.Sprintf("+%v Expire", when))
@@ -210,34 +208,34 @@ func checkInvariants(t *testing.T, tr *Tracker) {
 			t.Errorf("free id %d holds %+v", id, tr.nodes[id])
 		}
 	}
-	heldSent, heldBy := 0, 0
+	heldByReporters, heldBySlow := 0, 0
 	for i := range tr.nodes {
 		id, n := uint32(i), &tr.nodes[i]
 		if !n.live {
 			continue
 		}
-		if len(n.sent) == 0 && len(n.by) == 0 {
+		if len(n.reports) == 0 && len(n.reportedBy) == 0 {
 			t.Errorf("node %q neither reports nor is reported, yet is held", n.name)
 		}
 		seen := map[uint32]bool{}
-		for j, e := range n.sent {
-			if e.slow == id || seen[e.slow] {
-				t.Errorf("node %q reports %q twice or itself", n.name, tr.nodes[e.slow].name)
+		for j, ref := range n.reports {
+			if ref.slow == id || seen[ref.slow] {
+				t.Errorf("node %q reports %q twice or itself", n.name, tr.nodes[ref.slow].name)
 			}
-			seen[e.slow] = true
-			if b := tr.nodes[e.slow].by; int(e.byAt) >= len(b) || b[e.byAt].reporter != id || b[e.byAt].sentAt != uint32(j) {
-				t.Errorf("entry %q -> %q is not where its slow node says", n.name, tr.nodes[e.slow].name)
-			}
-		}
-		for j, b := range n.by {
-			if s := tr.nodes[b.reporter].sent; int(b.sentAt) >= len(s) || s[b.sentAt].slow != id || s[b.sentAt].byAt != uint32(j) {
-				t.Errorf("reporter %q of %q does not hold the entry", tr.nodes[b.reporter].name, n.name)
+			seen[ref.slow] = true
+			if es := tr.nodes[ref.slow].reportedBy; int(ref.index) >= len(es) || es[ref.index].reporter != id || es[ref.index].refIndex != uint32(j) {
+				t.Errorf("entry %q -> %q is not where its slow node says", n.name, tr.nodes[ref.slow].name)
 			}
 		}
-		heldSent += len(n.sent)
-		heldBy += len(n.by)
+		for j, e := range n.reportedBy {
+			if refs := tr.nodes[e.reporter].reports; int(e.refIndex) >= len(refs) || refs[e.refIndex].slow != id || refs[e.refIndex].index != uint32(j) {
+				t.Errorf("reporter %q of %q does not hold the entry", tr.nodes[e.reporter].name, n.name)
+			}
+		}
+		heldByReporters += len(n.reports)
+		heldBySlow += len(n.reportedBy)
 	}
-	if heldSent != tr.entries || heldBy != tr.entries {
-		t.Errorf("entries = %d, but reporters hold %d and slow nodes %d", tr.entries, heldSent, heldBy)
+	if heldByReporters != tr.entries || heldBySlow != tr.entries {
+		t.Errorf("entries = %d, but reporters hold %d and slow nodes %d", tr.entries, heldByReporters, heldBySlow)
 	}
 }

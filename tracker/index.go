@@ -1,4 +1,4 @@
-package namenode
+package tracker
 
 import (
 	"strings"
@@ -8,15 +8,15 @@ import (
 
 // The Tracker's storage. Node names are interned to small ids; every
 // (slow node, reporter) entry lives once, with its statistics, in its slow
-// node's by list, and is indexed from its reporter's sent list. Each side
-// holds the other's position, so an entry is added or removed in constant
-// time, and a reporter's earlier report is dropped without looking at
-// anything it did not report.
+// node's reportedBy list, and is indexed from its reporter's reports list.
+// Each side holds the other's position, so an entry is added or removed in
+// constant time, and a reporter's earlier report is dropped without looking
+// at anything it did not report.
 //
 // All entries of one reporter share one arrival time, because a report
 // replaces everything its reporter said before; the time is kept once per
 // reporter, in the dense t.arrivals. A read that refilters a slow node thus
-// walks its by list and t.arrivals, not the reporters' records.
+// walks its reportedBy list and t.arrivals, not the reporters' records.
 //
 // A DataNode mostly reports the same slow peers again, in the same order.
 // Replacing a report therefore first updates in place the entries that
@@ -29,66 +29,68 @@ type node struct {
 	name string
 	live bool // false once released to the free list
 
-	// As a reporter: where its current report's entries are.
-	sent []sent
+	// As a reporter: where the entries of its current report are.
+	reports []entryRef
 
-	// As a slow node: its entries, and a summary cached for reads.
-	by  []by
-	sum summary
-	// stamp is the Report call (Tracker.seq) that last gave this node an
-	// entry, at index stampAt of that reporter's sent list: how a peer
-	// named twice in one report is found.
-	stamp   uint64
-	stampAt uint32
+	// As a slow node: the entries of the nodes that report it, and a
+	// summary of them cached for reads.
+	reportedBy []entry
+	sum        summary
+	// lastReport is the Report call (Tracker.reportCount) that last gave
+	// this node an entry, at index lastReportRef of that reporter's
+	// reports list: how a peer named twice in one report is found.
+	lastReport    uint64
+	lastReportRef uint32
 }
 
-// sent locates one entry from its reporter's side.
-type sent struct {
-	slow uint32 // id of the slow node
-	byAt uint32 // index of the entry in nodes[slow].by
+// entryRef locates one entry from its reporter's side.
+type entryRef struct {
+	slow  uint32 // id of the slow node
+	index uint32 // index of the entry in nodes[slow].reportedBy
 }
 
-// by is one entry: what a reporter said of the slow node whose list holds
-// it. The four statistics are kept exactly as reported, in milliseconds.
-type by struct {
+// entry is what one reporter said of the slow node whose reportedBy list
+// holds it. The four statistics are kept exactly as reported, in
+// milliseconds.
+type entry struct {
 	reporter     uint32 // id of the reporting node
-	sentAt       uint32 // index of this entry in nodes[reporter].sent
+	refIndex     uint32 // index of this entry's entryRef in nodes[reporter].reports
 	latencyMs    float64
 	medianMs     float64
 	madMs        float64
 	upperLimitMs float64
 }
 
-func (b *by) set(p *reports.SlowPeer) {
-	b.latencyMs, b.medianMs, b.madMs, b.upperLimitMs = p.LatencyMs, p.MedianMs, p.MADMs, p.UpperLimitMs
+func (e *entry) set(p *reports.SlowPeer) {
+	e.latencyMs, e.medianMs, e.madMs, e.upperLimitMs = p.LatencyMs, p.MedianMs, p.MADMs, p.UpperLimitMs
 }
 
 // replaceLocked makes peers, received at arrival, the whole report of
 // reporter r (named reporter), keeping the summaries of the slow nodes it
 // touches up to date. The caller holds t.mu.
 func (t *Tracker) replaceLocked(r uint32, arrival instant, reporter string, peers []reports.SlowPeer) {
-	t.seq++
-	rn := &t.nodes[r]
+	t.reportCount++
+	rep := &t.nodes[r]
 	// Keep the entries that repeat the earlier report, position by position.
 	// The earlier report names neither reporter nor any node twice, so
 	// neither can be among them.
 	kept := 0
-	for kept < len(rn.sent) && kept < len(peers) {
-		e, p := rn.sent[kept], &peers[kept]
-		sn := &t.nodes[e.slow]
-		if sn.name != p.Node {
+	for kept < len(rep.reports) && kept < len(peers) {
+		ref, p := rep.reports[kept], &peers[kept]
+		slow := &t.nodes[ref.slow]
+		if slow.name != p.Node {
 			break
 		}
-		b := &sn.by[e.byAt]
-		sn.sum.replaced(t.arrivals[r], b.latencyMs, arrival, p.LatencyMs)
-		b.set(p)
-		sn.stamp, sn.stampAt = t.seq, uint32(kept)
+		e := &slow.reportedBy[ref.index]
+		slow.sum.replaced(t.arrivals[r], e.latencyMs, arrival, p.LatencyMs)
+		e.set(p)
+		slow.lastReport, slow.lastReportRef = t.reportCount, uint32(kept)
 		kept++
 	}
 	t.dropLocked(r, kept)
 	t.arrivals[r] = arrival
 	if kept == 0 {
-		rn.sent = sized(rn.sent, len(peers))
+		rep.reports = emptiedFor(rep.reports, len(peers))
 	}
 	for i := kept; i < len(peers); i++ {
 		p := &peers[i]
@@ -130,7 +132,7 @@ func (t *Tracker) intern(name string) uint32 {
 		t.nodes = append(t.nodes, node{})
 		t.arrivals = append(t.arrivals, 0)
 	}
-	t.nodes[id] = node{name: name, live: true, sum: exact}
+	t.nodes[id] = node{name: name, live: true, sum: emptySummary}
 	t.arrivals[id] = 0
 	t.ids[name] = id
 	return id
@@ -141,7 +143,7 @@ func (t *Tracker) intern(name string) uint32 {
 // t.mu.
 func (t *Tracker) releaseIfUnused(id uint32) {
 	n := &t.nodes[id]
-	if !n.live || len(n.sent) > 0 || len(n.by) > 0 {
+	if !n.live || len(n.reports) > 0 || len(n.reportedBy) > 0 {
 		return
 	}
 	delete(t.ids, n.name)
@@ -154,22 +156,22 @@ func (t *Tracker) releaseIfUnused(id uint32) {
 // an entry on s, overwrites its statistics: the last naming wins. The caller
 // holds t.mu, has set r's arrival and has filtered out s == r.
 func (t *Tracker) linkLocked(r, s uint32, p *reports.SlowPeer) {
-	sn, rn := &t.nodes[s], &t.nodes[r]
+	slow, rep := &t.nodes[s], &t.nodes[r]
 	arrival := t.arrivals[r]
-	if sn.stamp == t.seq {
-		b := &sn.by[rn.sent[sn.stampAt].byAt]
-		sn.sum.replaced(arrival, b.latencyMs, arrival, p.LatencyMs)
-		b.set(p)
+	if slow.lastReport == t.reportCount {
+		e := &slow.reportedBy[rep.reports[slow.lastReportRef].index]
+		slow.sum.replaced(arrival, e.latencyMs, arrival, p.LatencyMs)
+		e.set(p)
 		return
 	}
-	sn.sum.added(arrival, p.LatencyMs)
-	sn.stamp, sn.stampAt = t.seq, uint32(len(rn.sent))
-	if len(sn.by) == cap(sn.by) {
-		sn.by = grown(sn.by)
+	slow.sum.added(arrival, p.LatencyMs)
+	slow.lastReport, slow.lastReportRef = t.reportCount, uint32(len(rep.reports))
+	if len(slow.reportedBy) == cap(slow.reportedBy) {
+		slow.reportedBy = grown(slow.reportedBy)
 	}
-	sn.by = append(sn.by, by{reporter: r, sentAt: uint32(len(rn.sent))})
-	sn.by[len(sn.by)-1].set(p)
-	rn.sent = append(rn.sent, sent{slow: s, byAt: uint32(len(sn.by) - 1)})
+	slow.reportedBy = append(slow.reportedBy, entry{reporter: r, refIndex: uint32(len(rep.reports))})
+	slow.reportedBy[len(slow.reportedBy)-1].set(p)
+	rep.reports = append(rep.reports, entryRef{slow: s, index: uint32(len(slow.reportedBy) - 1)})
 	t.entries++
 }
 
@@ -178,53 +180,53 @@ func (t *Tracker) linkLocked(r, s uint32, p *reports.SlowPeer) {
 // caller to release once it no longer needs their ids. t.touched keeps its
 // capacity: at most the longest report seen. The caller holds t.mu.
 func (t *Tracker) dropLocked(r uint32, from int) {
-	rn := &t.nodes[r]
+	rep := &t.nodes[r]
 	t.touched = t.touched[:0]
-	for i, e := range rn.sent {
-		t.touched = append(t.touched, e.slow)
+	for i, ref := range rep.reports {
+		t.touched = append(t.touched, ref.slow)
 		if i >= from {
-			t.unlinkLocked(e.slow, e.byAt, t.arrivals[r])
+			t.unlinkLocked(ref.slow, ref.index, t.arrivals[r])
 		}
 	}
-	t.entries -= len(rn.sent) - from
-	rn.sent = rn.sent[:from]
+	t.entries -= len(rep.reports) - from
+	rep.reports = rep.reports[:from]
 }
 
-// unlinkLocked removes the entry at position at of slow node s's by list,
-// whose reporter's report arrived at arrival, moving the last entry into its
-// place and telling that one's reporter where it went.
+// unlinkLocked removes the entry at position at of slow node s's
+// reportedBy list, whose reporter's report arrived at arrival, moving the
+// last entry into its place and telling that one's reporter where it went.
 func (t *Tracker) unlinkLocked(s, at uint32, arrival instant) {
-	sn := &t.nodes[s]
-	sn.sum.removed(arrival, sn.by[at].latencyMs)
-	last := uint32(len(sn.by) - 1)
+	slow := &t.nodes[s]
+	slow.sum.removed(arrival, slow.reportedBy[at].latencyMs)
+	last := uint32(len(slow.reportedBy) - 1)
 	if at != last {
-		moved := sn.by[last]
-		sn.by[at] = moved
-		t.nodes[moved.reporter].sent[moved.sentAt].byAt = at
+		moved := slow.reportedBy[last]
+		slow.reportedBy[at] = moved
+		t.nodes[moved.reporter].reports[moved.refIndex].index = at
 	}
-	sn.by = shrunk(sn.by[:last])
+	slow.reportedBy = shrunk(slow.reportedBy[:last])
 }
 
-// sized returns list emptied, with room for n entries and not much more.
-func sized(list []sent, n int) []sent {
-	if cap(list) < n || (cap(list) > shrinkAbove && n <= cap(list)/4) {
-		return make([]sent, 0, n)
+// emptiedFor returns refs emptied, with room for n and not much more.
+func emptiedFor(refs []entryRef, n int) []entryRef {
+	if cap(refs) < n || (cap(refs) > shrinkAbove && n <= cap(refs)/4) {
+		return make([]entryRef, 0, n)
 	}
-	return list[:0]
+	return refs[:0]
 }
 
-// grown returns list with room for about an eighth more: by lists are long
-// lived and hold 40-byte entries, so append's doubling would leave a
-// quarter of their memory unused on average.
-func grown(list []by) []by {
-	return append(make([]by, 0, cap(list)+cap(list)/8+2), list...)
+// grown returns list with room for about an eighth more: reportedBy lists
+// are long lived and hold 40-byte entries, so append's doubling would leave
+// a quarter of their memory unused on average.
+func grown(list []entry) []entry {
+	return append(make([]entry, 0, cap(list)+cap(list)/8+2), list...)
 }
 
 // shrunk returns list, reallocated smaller when it uses at most a quarter
 // of a large capacity.
-func shrunk(list []by) []by {
+func shrunk(list []entry) []entry {
 	if cap(list) > shrinkAbove && len(list) <= cap(list)/4 {
-		return append(make([]by, 0, 2*len(list)), list...)
+		return append(make([]entry, 0, 2*len(list)), list...)
 	}
 	return list
 }

@@ -1,4 +1,4 @@
-package namenode
+package tracker
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 )
 
 // Tracker aggregates slow-peer reports per slow node. Safe for concurrent use.
-// Construct with NewTracker; the zero value is not usable.
+// Construct with New; the zero value is not usable.
 //
 // It keeps, for every slow node and every node that reports it, the newest
 // report and its arrival time, as Hadoop's SlowPeerTracker does, with three
@@ -27,33 +27,33 @@ import (
 // Latencies are stored as given; they are expected to have passed
 // reports.ValidateLatency (finite, not negative).
 //
-// Cost, at 10 000 slow nodes × 20 reporters (tracker_bench_test.go): an
-// entry holds about 63 bytes; a Report costs tens of nanoseconds per entry;
-// Top rechecks only the slow nodes whose summary changed since the last read
-// (tracker_summary.go), then selects its n nodes with a heap. Node ids are
+// Cost, at 10 000 slow nodes × 20 reporters (bench_test.go): an entry
+// holds about 63 bytes; a Report costs tens of nanoseconds per entry; Top
+// rechecks only the slow nodes whose summary changed since the last read
+// (summary.go), then selects its n nodes with a heap (rank.go). Node ids are
 // reused, but the id table keeps the size of the most nodes known at once.
 type Tracker struct {
 	validity time.Duration
 
-	mu       sync.Mutex
-	epoch    time.Time         // the first time passed in; instants count from it
-	started  bool              // epoch is set
-	ids      map[string]uint32 // node name -> index in nodes
-	nodes    []node            // by id; released slots are reused through free
-	arrivals []instant         // by id: when the node's current report arrived
-	free     []uint32          // released ids, reused before nodes grows
-	entries  int               // (slow node, reporter) entries held
-	touched  []uint32          // scratch: the slow nodes of the report being replaced
-	best     []rank            // scratch: Top's selection heap
-	seq      uint64            // number of Report calls, stamps their entries
+	mu          sync.Mutex
+	epoch       time.Time         // the first time passed in; instants count from it
+	started     bool              // epoch is set
+	ids         map[string]uint32 // node name -> index in nodes
+	nodes       []node            // indexed by id; released slots are reused through free
+	arrivals    []instant         // indexed by id: when the node's current report arrived
+	free        []uint32          // released ids, reused before nodes grows
+	entries     int               // (slow node, reporter) entries held
+	touched     []uint32          // scratch: the slow nodes of the report being replaced
+	best        []rank            // scratch: Top's selection heap
+	reportCount uint64            // number of Report calls; marks the entries each gave
 }
 
-// NewTracker returns an empty Tracker in which a report stays valid for
+// New returns an empty Tracker in which a report stays valid for
 // validity after it arrives: 3 × dfs.datanode.outliers.report.interval, as
 // SlowPeerTracker sets reportValidityMs. It panics if validity is not positive.
-func NewTracker(validity time.Duration) *Tracker {
+func New(validity time.Duration) *Tracker {
 	if validity <= 0 {
-		panic(fmt.Sprintf("BUG: namenode.NewTracker: validity %v is not positive", validity))
+		panic(fmt.Sprintf("BUG: tracker.New: validity %v is not positive", validity))
 	}
 	return &Tracker{validity: validity, ids: make(map[string]uint32)}
 }
@@ -110,7 +110,7 @@ func (t *Tracker) IsSlow(now time.Time, node string) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	id, ok := t.ids[node]
-	if !ok || len(t.nodes[id].by) == 0 {
+	if !ok || len(t.nodes[id].reportedBy) == 0 {
 		return false
 	}
 	valid, _ := t.summarizeLocked(t.instant(now), id)
@@ -127,10 +127,10 @@ func (t *Tracker) Expire(now time.Time) int {
 	deleted := 0
 	for i, arrival := range t.arrivals {
 		r := uint32(i)
-		if t.valid(at, arrival) || len(t.nodes[r].sent) == 0 {
+		if t.valid(at, arrival) || len(t.nodes[r].reports) == 0 {
 			continue
 		}
-		deleted += len(t.nodes[r].sent)
+		deleted += len(t.nodes[r].reports)
 		t.dropLocked(r, 0)
 		for _, s := range t.touched {
 			t.releaseIfUnused(s)
@@ -140,22 +140,32 @@ func (t *Tracker) Expire(now time.Time) int {
 	return deleted
 }
 
-// Each calls fn for every slow node with valid reports at now, with its
-// number of valid reporters, in no particular order (for metrics). fn runs
-// with the Tracker locked: it must be quick and must not call back into the
-// Tracker.
-func (t *Tracker) Each(now time.Time, fn func(node string, reporters int)) {
+// NodeCount is a slow node and its number of valid reporters.
+type NodeCount struct {
+	// Node is the slow node's id, "host:port".
+	Node string
+	// Reporters is the number of nodes whose valid report names Node.
+	Reporters int
+}
+
+// Counts returns every slow node with valid reports at now and its number
+// of valid reporters, sorted by node name (for metrics). The slice is the
+// caller's: the Tracker copies under its lock and sorts after it.
+func (t *Tracker) Counts(now time.Time) []NodeCount {
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	at := t.instant(now)
+	out := make([]NodeCount, 0, len(t.ids)/2)
 	for i := range t.nodes {
-		if len(t.nodes[i].by) == 0 {
+		if len(t.nodes[i].reportedBy) == 0 {
 			continue
 		}
 		if valid, _ := t.summarizeLocked(at, uint32(i)); valid > 0 {
-			fn(t.nodes[i].name, valid)
+			out = append(out, NodeCount{Node: t.nodes[i].name, Reporters: valid})
 		}
 	}
+	t.mu.Unlock()
+	slices.SortFunc(out, func(a, b NodeCount) int { return strings.Compare(a.Node, b.Node) })
+	return out
 }
 
 // Entries returns the number of (slow node, reporter) entries held, valid or
@@ -196,16 +206,16 @@ func (t *Tracker) valid(now, arrival instant) bool {
 // their number. The caller holds t.mu.
 func (t *Tracker) reportersLocked(now instant, id uint32, valid int) []reports.Reporter {
 	out := make([]reports.Reporter, 0, valid)
-	for _, b := range t.nodes[id].by {
-		if !t.valid(now, t.arrivals[b.reporter]) {
+	for _, e := range t.nodes[id].reportedBy {
+		if !t.valid(now, t.arrivals[e.reporter]) {
 			continue
 		}
 		out = append(out, reports.Reporter{
-			Node:         t.nodes[b.reporter].name,
-			LatencyMs:    b.latencyMs,
-			MedianMs:     b.medianMs,
-			MADMs:        b.madMs,
-			UpperLimitMs: b.upperLimitMs,
+			Node:         t.nodes[e.reporter].name,
+			LatencyMs:    e.latencyMs,
+			MedianMs:     e.medianMs,
+			MADMs:        e.madMs,
+			UpperLimitMs: e.upperLimitMs,
 		})
 	}
 	return out

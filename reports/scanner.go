@@ -1,0 +1,208 @@
+package reports
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+)
+
+// scanner reads JSON values from data, strictly by RFC 8259, for
+// ParseHeartbeat, which knows the heartbeat's fixed shape.
+type scanner struct {
+	data []byte
+	pos  int
+}
+
+func (sc *scanner) skipSpace() {
+	for sc.pos < len(sc.data) {
+		switch sc.data[sc.pos] {
+		case ' ', '\t', '\n', '\r':
+			sc.pos++
+		default:
+			return
+		}
+	}
+}
+
+// peek returns the next byte, or 0 at the end.
+func (sc *scanner) peek() byte {
+	if sc.pos < len(sc.data) {
+		return sc.data[sc.pos]
+	}
+	return 0
+}
+
+func (sc *scanner) literal(lit string) bool {
+	if len(sc.data)-sc.pos >= len(lit) && string(sc.data[sc.pos:sc.pos+len(lit)]) == lit {
+		sc.pos += len(lit)
+		return true
+	}
+	return false
+}
+
+// object reads a JSON object, calling field with each key with the
+// scanner positioned on its value; field must consume the value.
+func (sc *scanner) object(what fieldPath, field func(key []byte) error) error {
+	if sc.peek() != '{' {
+		return malformed("%s: want an object at offset %d", what, sc.pos)
+	}
+	sc.pos++
+	sc.skipSpace()
+	if sc.peek() == '}' {
+		sc.pos++
+		return nil
+	}
+	for {
+		sc.skipSpace()
+		if sc.peek() != '"' {
+			return malformed("%s: want a field name at offset %d", what, sc.pos)
+		}
+		key, err := sc.rawString(fieldPath{what.peer, "field name"})
+		if err != nil {
+			return err
+		}
+		sc.skipSpace()
+		if sc.peek() != ':' {
+			return malformed("%s: want ':' at offset %d", what, sc.pos)
+		}
+		sc.pos++
+		sc.skipSpace()
+		if err := field(key); err != nil {
+			return err
+		}
+		sc.skipSpace()
+		switch sc.peek() {
+		case ',':
+			sc.pos++
+		case '}':
+			sc.pos++
+			return nil
+		default:
+			return malformed("%s: want ',' or '}' at offset %d", what, sc.pos)
+		}
+	}
+}
+
+// stringValue reads a JSON string value.
+func (sc *scanner) stringValue(what fieldPath) (string, error) {
+	if sc.peek() != '"' {
+		return "", malformed("%s: want a string at offset %d", what, sc.pos)
+	}
+	b, err := sc.rawString(what)
+	return string(b), err
+}
+
+// rawString reads a JSON string at sc.pos (on its opening quote) and returns
+// its decoded bytes, which alias data when the string has no escapes.
+func (sc *scanner) rawString(what fieldPath) ([]byte, error) {
+	start := sc.pos
+	sc.pos++
+	escaped := false
+	for sc.pos < len(sc.data) {
+		c := sc.data[sc.pos]
+		switch {
+		case c == '"':
+			raw := sc.data[start : sc.pos+1]
+			sc.pos++
+			if !utf8.Valid(raw) {
+				return nil, malformed("%s: string at offset %d is not valid UTF-8", what, start)
+			}
+			if !escaped {
+				return raw[1 : len(raw)-1], nil
+			}
+			// The grammar is checked; encoding/json unescapes exactly
+			// as JSON says, surrogate pairs included.
+			var s string
+			if err := json.Unmarshal(raw, &s); err != nil {
+				return nil, malformed("%s: bad string at offset %d", what, start)
+			}
+			return []byte(s), nil
+		case c == '\\':
+			escaped = true
+			if sc.pos+1 >= len(sc.data) {
+				return nil, malformed("%s: unterminated string at offset %d", what, start)
+			}
+			switch sc.data[sc.pos+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				sc.pos += 2
+			case 'u':
+				if sc.pos+6 > len(sc.data) || !isHex4(sc.data[sc.pos+2:sc.pos+6]) {
+					return nil, malformed("%s: bad \\u escape at offset %d", what, sc.pos)
+				}
+				sc.pos += 6
+			default:
+				return nil, malformed("%s: bad escape at offset %d", what, sc.pos)
+			}
+		case c < 0x20:
+			return nil, malformed("%s: control character in string at offset %d", what, sc.pos)
+		default:
+			sc.pos++
+		}
+	}
+	return nil, malformed("%s: unterminated string at offset %d", what, start)
+}
+
+func isHex4(b []byte) bool {
+	for _, c := range b {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// number reads a JSON number (RFC 8259 grammar) that fits a float64.
+func (sc *scanner) number(what fieldPath) (float64, error) {
+	start := sc.pos
+	digits := func() int {
+		n := 0
+		for sc.pos < len(sc.data) && '0' <= sc.data[sc.pos] && sc.data[sc.pos] <= '9' {
+			sc.pos++
+			n++
+		}
+		return n
+	}
+	if sc.peek() == '-' {
+		sc.pos++
+	}
+	switch c := sc.peek(); {
+	case c == '0':
+		sc.pos++
+	case '1' <= c && c <= '9':
+		digits()
+	default:
+		sc.pos = start
+		return 0, malformed("%s: want a number at offset %d", what, start)
+	}
+	if sc.peek() == '.' {
+		sc.pos++
+		if digits() == 0 {
+			return 0, malformed("%s: bad number at offset %d", what, start)
+		}
+	}
+	if c := sc.peek(); c == 'e' || c == 'E' {
+		sc.pos++
+		if c := sc.peek(); c == '+' || c == '-' {
+			sc.pos++
+		}
+		if digits() == 0 {
+			return 0, malformed("%s: bad number at offset %d", what, start)
+		}
+	}
+	text := sc.data[start:sc.pos]
+	f, err := strconv.ParseFloat(string(text), 64)
+	if err != nil {
+		return 0, &RejectError{ReasonInvalid, fmt.Sprintf("%s: %s does not fit a float64", what, truncate(text))}
+	}
+	return f, nil
+}
+
+// truncate keeps error messages one short line.
+func truncate(b []byte) string {
+	const max = 40
+	if len(b) > max {
+		return string(b[:max]) + "…"
+	}
+	return string(b)
+}
