@@ -50,8 +50,8 @@ func (g *group) Cleanup(name string, f func() error) {
 // Run runs every member until ctx ends or one returns, then cancels the
 // others, waits for them and runs the cleanups (Stop). It returns the
 // first error a member returned (named), joined with the cleanups'
-// errors; later members' errors are only logged. It returns nil when
-// every member and cleanup did.
+// errors; later errors are only logged. It returns nil when every member
+// and cleanup did.
 func (g *group) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -64,8 +64,10 @@ func (g *group) Run(ctx context.Context) error {
 			} else if ctx.Err() == nil {
 				g.log.Info("stopping: a component ended", slog.String("component", m.name))
 			}
-			cancel()
+			// Queued before the others see the cancel: the error that
+			// ended the group comes before those it caused.
 			ended <- err
+			cancel()
 		}()
 	}
 	var first error
