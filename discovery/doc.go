@@ -77,6 +77,14 @@
 // replica lives or none has an eligible HiveServer. No leader election is
 // needed, and none would make a dead leader's znodes vanish sooner.
 //
+// # Lifecycle
+//
+// Both are built with their New function, which checks the config and
+// starts nothing, then run with Run(ctx): it connects, works until ctx
+// ends, and returns once its ZooKeeper session and every goroutine it
+// started have ended (a Publisher deletes its znodes first). A nil Logger
+// in a config means slog.Default().
+//
 // The package speaks to ZooKeeper through github.com/go-zookeeper/zk,
 // without SASL: it reads and writes znodes open to all (HiveServer2's ACL
 // on a cluster without Kerberos, and world-readable on one with it).

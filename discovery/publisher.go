@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -41,23 +40,20 @@ type zkConn interface {
 // znodes (service replicas publishing into the same namespace) are left
 // alone: clients pick at random among all of them.
 //
-// A Publisher is safe for concurrent use. Build it with NewPublisher;
-// Close removes its znodes and stops it.
+// A Publisher is safe for concurrent use. Build it with NewPublisher,
+// then Run it; when Run's context ends it removes its znodes.
 type Publisher struct {
-	cfg  PublisherConfig
-	path string
-	log  *slog.Logger
-	s    *session // nil in tests that bring their own zkConn
-	zk   zkConn
+	cfg     PublisherConfig
+	path    string
+	log     *slog.Logger
+	running atomic.Bool
 
 	published atomic.Pointer[[]string]
 	notify    chan struct{}
-	closing   chan struct{}
-	closeOnce sync.Once
-	done      chan struct{}
-	closeErr  error // set by the goroutine before done
 
-	unpublishable map[string]bool // servers Record refused, logged once; the goroutine's
+	// Owned by Run.
+	zk            zkConn          // set by Run, or by tests that bring their own
+	unpublishable map[string]bool // servers Record refused, logged once
 }
 
 // record is one znode a Publisher wants: Record's result for a server.
@@ -66,35 +62,23 @@ type record struct {
 	data           []byte
 }
 
-// NewPublisher connects to ZooKeeper and starts publishing; it does not
-// wait for the first write.
+// NewPublisher returns a Publisher for cfg, or the error of
+// cfg.Validate. It neither connects nor starts anything: Run does.
 func NewPublisher(cfg PublisherConfig) (*Publisher, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("hiveserver2 publisher config: %w", err)
 	}
-	p := newPublisher(cfg, nil)
-	s, err := connect(cfg.Servers, cfg.SessionTimeout, cfg.dial, p.log)
-	if err != nil {
-		return nil, err
-	}
-	p.s, p.zk = s, s.conn
-	if cfg.wrap != nil {
-		p.zk = cfg.wrap(p.zk)
-	}
-	go p.run()
-	return p, nil
+	return newPublisher(cfg, nil), nil
 }
 
-// newPublisher is NewPublisher on conn, without its goroutine, for tests
-// that bring their own ZooKeeper.
+// newPublisher is NewPublisher without the check, on conn when it is not
+// nil: tests bring their own ZooKeeper that way, and Run then uses it.
 func newPublisher(cfg PublisherConfig, conn zkConn) *Publisher {
 	p := &Publisher{
-		cfg:     cfg,
-		log:     cfg.Logger,
-		zk:      conn,
-		notify:  make(chan struct{}, 1),
-		closing: make(chan struct{}),
-		done:    make(chan struct{}),
+		cfg:    cfg,
+		log:    cfg.Logger,
+		zk:     conn,
+		notify: make(chan struct{}, 1),
 
 		unpublishable: map[string]bool{},
 	}
@@ -121,20 +105,37 @@ func (p *Publisher) Notify() {
 // modify the slice.
 func (p *Publisher) Published() []string { return *p.published.Load() }
 
-// Close deletes the Publisher's znodes, ends its ZooKeeper session (which
-// would delete them too) and waits for its goroutines. The error says why
-// the znodes could not be deleted.
-func (p *Publisher) Close() error {
-	p.closeOnce.Do(func() { close(p.closing) })
-	<-p.done
-	if p.s != nil {
-		p.s.close()
+// Run connects to ZooKeeper and publishes until ctx ends, without
+// waiting for the first write. Then it deletes its znodes, ends its
+// ZooKeeper session (which would delete them too) and returns once
+// everything it started has stopped: nil, or why the znodes could not be
+// deleted. While ZooKeeper is unreachable it retries; it fails before ctx
+// ends only when it cannot start a ZooKeeper client at all. Run may be
+// called once.
+func (p *Publisher) Run(ctx context.Context) error {
+	if p.running.Swap(true) {
+		panic("BUG: discovery.Publisher.Run called twice")
 	}
-	return p.closeErr
+	if p.zk == nil {
+		s, err := connect(p.cfg.Servers, p.cfg.SessionTimeout, p.cfg.dial, p.log)
+		if err != nil {
+			return err
+		}
+		defer s.close()
+		p.zk = s.conn
+		if p.cfg.wrap != nil {
+			p.zk = p.cfg.wrap(p.zk)
+		}
+	}
+	if err := p.loop(ctx); err != nil {
+		return fmt.Errorf("unpublish from %s: %w", p.path, err)
+	}
+	return nil
 }
 
-func (p *Publisher) run() {
-	defer close(p.done)
+// loop publishes until ctx ends, then removes the znodes and returns the
+// error of that.
+func (p *Publisher) loop(ctx context.Context) error {
 	tick := time.NewTicker(p.cfg.Interval)
 	defer tick.Stop()
 	var (
@@ -154,7 +155,7 @@ func (p *Publisher) run() {
 				if failing {
 					level = slog.LevelDebug
 				}
-				p.log.Log(context.Background(), level, "hiveserver2 publisher: will retry", "err", err, "every", p.cfg.Interval)
+				p.log.Log(ctx, level, "hiveserver2 publisher: will retry", "err", err, "every", p.cfg.Interval)
 				stale, changed, failing = true, nil, true
 			} else {
 				if failing {
@@ -173,9 +174,9 @@ func (p *Publisher) run() {
 			}
 		}
 		select {
-		case <-p.closing:
-			_, p.closeErr = p.reconcile(nil)
-			return
+		case <-ctx.Done():
+			_, err := p.reconcile(nil)
+			return err
 		case <-p.notify:
 		case <-tick.C:
 		case <-changed:

@@ -1,6 +1,7 @@
 package discovery
 
 import (
+	"context"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -21,7 +22,7 @@ func (e *eligibleList) get() []string {
 
 // The loop, on an in-memory ZooKeeper, in synthetic time: it writes only
 // when the set changes, on a tick or on Notify, repairs what others break,
-// and cleans up on Close.
+// and cleans up when Run's context ends.
 func TestPublisherLoop(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a, b := "hs1:10000", "hs2:10000"
@@ -30,7 +31,9 @@ func TestPublisherLoop(t *testing.T) {
 		z := newFakeZK(fakeSession)
 		cfg := testPublisherConfig(el.get)
 		p := newPublisher(cfg, z)
-		go p.run()
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error)
+		go func() { done <- p.Run(ctx) }()
 		check := func(what string, published []string, writes ...string) {
 			t.Helper()
 			synctest.Wait()
@@ -71,14 +74,12 @@ func TestPublisherLoop(t *testing.T) {
 		p.Notify()
 		check("eligible again", []string{b}, "create "+znodeOf(t, b, "0000000004"))
 
-		if err := p.Close(); err != nil {
+		cancel()
+		if err := <-done; err != nil {
 			t.Fatal(err)
 		}
 		if got := z.takeWrites(); !slices.Equal(got, []string{"delete " + znodeOf(t, b, "0000000004")}) {
-			t.Errorf("Close: writes %q", got)
-		}
-		if err := p.Close(); err != nil {
-			t.Errorf("second Close: %v", err)
+			t.Errorf("stop: writes %q", got)
 		}
 	})
 }
@@ -131,9 +132,10 @@ func TestPublisherConfigValidate(t *testing.T) {
 	f(func(c *PublisherConfig) { c.Version = "a;b" }, true)
 }
 
-// With ZooKeeper unreachable from the start, Close still returns (with
-// the reason it could not delete), and so does a Watcher's.
-func TestCloseWithoutZooKeeper(t *testing.T) {
+// With ZooKeeper unreachable from the start, a Publisher's Run still
+// returns when its context ends (with the reason it could not delete),
+// and so does a Watcher's.
+func TestStopWithoutZooKeeper(t *testing.T) {
 	g := &gate{}
 	g.cut()
 	var el eligibleList
@@ -154,19 +156,28 @@ func TestCloseWithoutZooKeeper(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	closed := make(chan error)
-	go func() {
-		w.Close()
-		closed <- p.Close()
-	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	watched, published := make(chan error, 1), make(chan error, 1)
+	go func() { watched <- w.Run(ctx) }()
+	go func() { published <- p.Run(ctx) }()
+	cancel()
+	timeout := time.After(zkWait)
 	select {
-	case err := <-closed:
-		if err == nil {
-			t.Error("Close without ZooKeeper: no error")
+	case err := <-watched:
+		if err != nil {
+			t.Errorf("watcher Run: %v", err)
 		}
-		t.Logf("Close without ZooKeeper: %v", err)
-	case <-time.After(zkWait):
-		t.Fatalf("Close hung without ZooKeeper for %v", zkWait)
+	case <-timeout:
+		t.Fatalf("watcher hung without ZooKeeper for %v", zkWait)
+	}
+	select {
+	case err := <-published:
+		if err == nil {
+			t.Error("publisher stopped without ZooKeeper: no error")
+		}
+		t.Logf("publisher stopped without ZooKeeper: %v", err)
+	case <-timeout:
+		t.Fatalf("publisher hung without ZooKeeper for %v", zkWait)
 	}
 	if got := p.Published(); len(got) != 0 {
 		t.Errorf("published %q without ZooKeeper", got)

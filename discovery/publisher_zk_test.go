@@ -49,7 +49,9 @@ func (r *recordingZK) take() []string {
 	return w
 }
 
-func newTestPublisher(t *testing.T, servers []string, namespace string, el *eligibleList, change func(*PublisherConfig)) *Publisher {
+// newTestPublisher runs a Publisher on the test ZooKeeper; stop ends its
+// Run and returns its error (the test's cleanup checks it otherwise).
+func newTestPublisher(t *testing.T, servers []string, namespace string, el *eligibleList, change func(*PublisherConfig)) (p *Publisher, stop func() error) {
 	t.Helper()
 	cfg := DefaultPublisherConfig()
 	cfg.Servers = servers
@@ -64,12 +66,13 @@ func newTestPublisher(t *testing.T, servers []string, namespace string, el *elig
 	if err != nil {
 		t.Fatal(err)
 	}
+	stop = start(t, p.Run)
 	t.Cleanup(func() {
-		if err := p.Close(); err != nil {
-			t.Errorf("close publisher: %v", err)
+		if err := stop(); err != nil {
+			t.Errorf("stop publisher: %v", err)
 		}
 	})
-	return p
+	return p, stop
 }
 
 // waitLandings waits until a JDBC client, whichever znode it picks, lands
@@ -105,7 +108,7 @@ func TestPublisherJDBC(t *testing.T) {
 	var el eligibleList
 	el.set(a, b)
 	var rec *recordingZK
-	p := newTestPublisher(t, servers, pubNS, &el, func(c *PublisherConfig) {
+	p, _ := newTestPublisher(t, servers, pubNS, &el, func(c *PublisherConfig) {
 		c.Registration = w.Registration
 		c.wrap = func(z zkConn) zkConn { rec = &recordingZK{zkConn: z}; return rec }
 	})
@@ -241,8 +244,8 @@ func TestPublisherSessionExpiry(t *testing.T) {
 	}
 }
 
-// Replicas publishing into one namespace keep their own znodes; Close
-// deletes only its own; with all closed the namespace is empty.
+// Replicas publishing into one namespace keep their own znodes; one that
+// stops deletes only its own; with all stopped the namespace is empty.
 func TestPublisherReplicas(t *testing.T) {
 	servers := zkServers(t)
 	root := zkRoot(t, servers)
@@ -251,8 +254,8 @@ func TestPublisherReplicas(t *testing.T) {
 	var el1, el2 eligibleList
 	el1.set(a)
 	el2.set(b)
-	p1 := newTestPublisher(t, servers, pubNS, &el1, nil)
-	p2 := newTestPublisher(t, servers, pubNS, &el2, nil)
+	_, stop1 := newTestPublisher(t, servers, pubNS, &el1, nil)
+	p2, stop2 := newTestPublisher(t, servers, pubNS, &el2, nil)
 	obs := zkConnect(t, servers, 10*time.Second, nil)
 	defer obs.Close()
 	waitLandings(t, obs, pubNS, a, b)
@@ -261,13 +264,13 @@ func TestPublisherReplicas(t *testing.T) {
 	p2.Notify()
 	waitLandings(t, obs, pubNS, a, a)
 
-	if err := p1.Close(); err != nil {
+	if err := stop1(); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := jdbcLandings(t, obs, pubNS); !slices.Equal(got, []string{a}) {
 		t.Errorf("after one replica closed clients land on %q, want the other's %s", got, a)
 	}
-	if err := p2.Close(); err != nil {
+	if err := stop2(); err != nil {
 		t.Fatal(err)
 	}
 	children, _, err := obs.Children("/" + pubNS)

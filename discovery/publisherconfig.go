@@ -49,7 +49,7 @@ type PublisherConfig struct {
 	// without closing outlive it.
 	SessionTimeout time.Duration
 	// Eligible returns the HiveServers that may be published ("host:port"
-	// each), best first. It is called from the Publisher's goroutine and
+	// each), best first. It is called from Run and
 	// should be cheap. Required.
 	Eligible func() []string
 	// Registration, when set, returns what a HiveServer registered about

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"path"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -26,23 +25,21 @@ import (
 // the children again.
 //
 // A Watcher is a hiveserver.Source. It is safe for concurrent use. Build
-// it with NewWatcher; Close stops it.
+// it with NewWatcher, then Run it; it knows no server before Run has read
+// the namespace.
 type Watcher struct {
-	cfg  WatcherConfig
-	path string
-	log  *slog.Logger
-	s    *session
+	cfg     WatcherConfig
+	path    string
+	log     *slog.Logger
+	running atomic.Bool
 
 	snap   atomic.Pointer[snapshot]
 	synced chan struct{} // closed after the first complete read
 
-	// Owned by the goroutine.
+	// Owned by Run.
+	s    *session
 	data map[string][]byte // child name → data, for children still present
 	bad  map[string]bool   // child names already logged as unparsable
-
-	closing   chan struct{}
-	closeOnce sync.Once
-	done      chan struct{}
 }
 
 // snapshot is one read of the namespace; it is never modified.
@@ -51,20 +48,18 @@ type snapshot struct {
 	regs    map[string]Registration // server → its newest registration
 }
 
-// NewWatcher connects to ZooKeeper and starts watching; it does not wait
-// for the first read (Synced tells).
+// NewWatcher returns a Watcher for cfg, or the error of cfg.Validate. It
+// neither connects nor starts anything: Run does.
 func NewWatcher(cfg WatcherConfig) (*Watcher, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("hiveserver2 watcher config: %w", err)
 	}
 	w := &Watcher{
-		cfg:     cfg,
-		log:     cfg.Logger,
-		synced:  make(chan struct{}),
-		data:    map[string][]byte{},
-		bad:     map[string]bool{},
-		closing: make(chan struct{}),
-		done:    make(chan struct{}),
+		cfg:    cfg,
+		log:    cfg.Logger,
+		synced: make(chan struct{}),
+		data:   map[string][]byte{},
+		bad:    map[string]bool{},
 	}
 	w.path, _ = namespacePath(cfg.Namespace)
 	if w.log == nil {
@@ -72,12 +67,6 @@ func NewWatcher(cfg WatcherConfig) (*Watcher, error) {
 	}
 	w.log = w.log.With("namespace", w.path)
 	w.snap.Store(&snapshot{})
-	s, err := connect(cfg.Servers, cfg.SessionTimeout, cfg.dial, w.log)
-	if err != nil {
-		return nil, err
-	}
-	w.s = s
-	go w.run()
 	return w, nil
 }
 
@@ -96,23 +85,34 @@ func (w *Watcher) Registration(server string) (Registration, bool) {
 // time (an absent namespace counts as read: no HiveServer).
 func (w *Watcher) Synced() <-chan struct{} { return w.synced }
 
-// Close stops watching, ends the ZooKeeper session and waits for both.
-func (w *Watcher) Close() {
-	w.closeOnce.Do(func() { close(w.closing) })
-	w.s.conn.Close() // fails the call in flight, if any
-	<-w.done
-	w.s.close()
+// Run connects to ZooKeeper and watches until ctx ends; then it ends the
+// ZooKeeper session and returns nil once everything it started has
+// stopped. It does not wait for the first read (Synced tells). While
+// ZooKeeper is unreachable it retries; it fails only when it cannot start
+// a ZooKeeper client at all. Run may be called once.
+func (w *Watcher) Run(ctx context.Context) error {
+	if w.running.Swap(true) {
+		panic("BUG: discovery.Watcher.Run called twice")
+	}
+	s, err := connect(w.cfg.Servers, w.cfg.SessionTimeout, w.cfg.dial, w.log)
+	if err != nil {
+		return err
+	}
+	w.s = s
+	stop := context.AfterFunc(ctx, s.conn.Close) // fails the call in flight, if any
+	defer stop()
+	w.loop(ctx)
+	s.close()
+	return nil
 }
 
-func (w *Watcher) run() {
-	defer close(w.done)
+// loop reads and waits until ctx ends, retrying failed reads.
+func (w *Watcher) loop(ctx context.Context) {
 	delay := time.Duration(0)
 	for {
-		err := w.step()
-		select {
-		case <-w.closing:
+		err := w.step(ctx)
+		if ctx.Err() != nil {
 			return
-		default:
 		}
 		if err == nil {
 			if delay > 0 {
@@ -127,10 +127,10 @@ func (w *Watcher) run() {
 			level = slog.LevelDebug
 		}
 		delay = nextRetryDelay(delay)
-		w.log.Log(context.Background(), level, "hiveserver2 watcher: will retry", "err", err, "in", delay)
+		w.log.Log(ctx, level, "hiveserver2 watcher: will retry", "err", err, "in", delay)
 		t := time.NewTimer(delay)
 		select {
-		case <-w.closing:
+		case <-ctx.Done():
 			t.Stop()
 			return
 		case <-t.C:
@@ -140,8 +140,8 @@ func (w *Watcher) run() {
 
 // step reads the children of the namespace, publishes them, and waits
 // until ZooKeeper says they changed (or that the watch is gone: the
-// session expired) or the Watcher closes.
-func (w *Watcher) step() error {
+// session expired) or ctx ends.
+func (w *Watcher) step(ctx context.Context) error {
 	children, _, changed, err := w.s.conn.ChildrenW(w.path)
 	if errors.Is(err, zk.ErrNoNode) {
 		exists, _, created, err := w.s.conn.ExistsW(w.path)
@@ -152,7 +152,7 @@ func (w *Watcher) step() error {
 			return nil // created meanwhile: list it
 		}
 		w.publish(nil)
-		return w.wait(created)
+		return w.wait(ctx, created)
 	}
 	if err != nil {
 		return fmt.Errorf("list %s: %w", w.path, err)
@@ -162,18 +162,17 @@ func (w *Watcher) step() error {
 		return err
 	}
 	w.publish(regs)
-	return w.wait(changed)
+	return w.wait(ctx, changed)
 }
 
-func (w *Watcher) wait(ch <-chan zk.Event) error {
+func (w *Watcher) wait(ctx context.Context, ch <-chan zk.Event) error {
 	select {
 	case <-ch:
 		// A change, or the watch is gone (the session expired, the
 		// connection closes): read again either way.
-		return nil
-	case <-w.closing:
-		return nil
+	case <-ctx.Done():
 	}
+	return nil
 }
 
 // read parses the children's names and reads the data of those it has

@@ -33,7 +33,7 @@ func newTestWatcher(t *testing.T, servers []string, namespace string, dial zk.Di
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(w.Close)
+	start(t, w.Run)
 	select {
 	case <-w.Synced():
 	case <-time.After(zkWait):

@@ -26,7 +26,7 @@ type WatcherConfig struct {
 	// SessionTimeout is the ZooKeeper session timeout (default
 	// DefaultSessionTimeout).
 	SessionTimeout time.Duration
-	// OnChange, when set, is called from the Watcher's goroutine after
+	// OnChange, when set, is called from Run after
 	// the set of servers changed. It must not block; a Publisher's Notify
 	// fits.
 	OnChange func()

@@ -1,12 +1,12 @@
 package discovery
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"log/slog"
 	"net"
-	"os"
 	"path"
 	"strconv"
 	"strings"
@@ -15,12 +15,9 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
-)
 
-// zkEnv names the ZooKeeper the tests talk to (scripts/services starts
-// one); without it the tests that need it are skipped, or fail when
-// SLOWPEER_REQUIRE_SERVICES=1 (CI).
-const zkEnv = "SLOWPEER_TEST_ZK"
+	"github.com/slowpeer/slowpeer/internal/testenv"
+)
 
 // zkWait bounds every wait for ZooKeeper in the tests; the waits
 // themselves are event-driven.
@@ -30,16 +27,27 @@ const zkWait = 30 * time.Second
 // (2 ticks of 500ms, scripts/services).
 const testSessionTimeout = time.Second
 
+// zkServers returns the test ZooKeeper (scripts/services starts one), or
+// skips the test as testenv does.
 func zkServers(t testing.TB) []string {
 	t.Helper()
-	s := os.Getenv(zkEnv)
-	if s == "" {
-		if os.Getenv("SLOWPEER_REQUIRE_SERVICES") == "1" {
-			t.Fatalf("%s is not set and SLOWPEER_REQUIRE_SERVICES=1", zkEnv)
-		}
-		t.Skipf("%s is not set", zkEnv)
-	}
-	return strings.Split(s, ",")
+	return testenv.ZooKeeper(t)
+}
+
+// start runs a component's Run in a goroutine of the test; stop cancels
+// its context and returns Run's result (once; the test's cleanup calls
+// it too).
+func start(t testing.TB, run func(context.Context) error) (stop func() error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- run(ctx) }()
+	stop = sync.OnceValue(func() error {
+		cancel()
+		return <-done
+	})
+	t.Cleanup(func() { stop() })
+	return stop
 }
 
 // zkRoot returns a namespace of the test's own ("slowpeer-test-…"), so

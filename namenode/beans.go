@@ -24,11 +24,17 @@ func (s *Server) Beans(now time.Time) []jmx.Bean {
 			Attrs: []jmx.Attr{
 				{Name: "NNRole", Value: "NameNode"},
 				{Name: "HostAndPort", Value: s.hostAndPort()},
+				// A stand-in until the Hadoop-interop issue replaces it:
+				// true means a bearer token is set, never Kerberos.
 				{Name: "SecurityEnabled", Value: s.cfg.AuthToken != ""},
+				// Fixed until the Hadoop-interop issue replaces it: the
+				// service has no HA state, so no transition.
 				{Name: "LastHATransitionTime", Value: 0},
 				{Name: "BytesWithFutureGenerationStamps", Value: 0},
 				{Name: "SlowPeersReport", Value: string(report)},
 				{Name: "SlowDisksReport", Value: nil},
+				// Fixed until the Hadoop-interop issue replaces it: every
+				// replica says active (leadership is not reflected).
 				{Name: "State", Value: "active"},
 			},
 		},
@@ -39,6 +45,9 @@ func (s *Server) Beans(now time.Time) []jmx.Bean {
 				{Name: "FSState", Value: "Operational"},
 				{Name: "NumLiveDataNodes", Value: live},
 				{Name: "NumDeadDataNodes", Value: dead},
+				// The counts below are fixed until the Hadoop-interop
+				// issue replaces them: the DataNode table knows neither
+				// decommissioning nor stale nodes.
 				{Name: "NumDecomLiveDataNodes", Value: 0},
 				{Name: "NumDecomDeadDataNodes", Value: 0},
 				{Name: "NumDecommissioningDataNodes", Value: 0},

@@ -12,7 +12,8 @@
 // + 10 × dfs.heartbeat.interval (DatanodeManager.heartbeatExpireInterval).
 // Both take the time as an argument and never read a clock.
 //
-// [Server] wires them to a gin engine:
+// [Server] serves them over HTTP (with gin inside; its exported API is
+// net/http only):
 //
 //   - POST /v1/heartbeat: at most [MaxHeartbeatBytes] (else 413), parsed
 //     strictly by reports.ParseHeartbeat (exact field names, no unknown
@@ -36,9 +37,11 @@
 // time) or is answered 401 before its handler runs. Without a token the
 // service is open and Serve says so once.
 //
-// Other packages add routes with [Server.Mount] before serving (the
-// HiveServer picker does); they get the same access log, recovery, token
-// check and duration histogram. [Server.SlowNodes] and
+// Other packages add routes with [Server.Handle] (an http.Handler for a
+// method and path pattern) and metric families with [Server.AddMetrics]
+// before serving; cmd/slowpeer adds the HiveServer picker's that way. The
+// routes get the same access log, recovery, token check and duration
+// histogram. [Server.SlowNodes] and
 // [Server.IsSlowHost] give them the slow set: the top
 // dfs.namenode.max.slowpeer.collect.nodes slow nodes, as Hadoop's
 // DatanodeManager.getSlowPeersUuidSet collects them for block placement.
@@ -46,14 +49,16 @@
 // # Time and goroutines
 //
 // [Server.Step] is the periodic work (delete expired reports, log each
-// DataNode death once); [Server.Run] calls it every heartbeat interval
-// until its context ends. [Server.Serve] runs Run and an HTTP server on a
-// listener, and on cancellation lets in-flight requests finish within
-// Config.ShutdownTimeout. Nothing else starts a goroutine.
+// DataNode death once); [Server.RunSteps] calls it every heartbeat
+// interval until its context ends. [Server.Serve] runs RunSteps and an
+// HTTP server on a listener, and on cancellation lets in-flight requests
+// finish within Config.ShutdownTimeout; [Server.Run] listens on
+// Config.Listen and serves there. Nothing else starts a goroutine.
 //
 // # Metrics
 //
-// Each Server has its own metrics.Set. The families:
+// Each Server has its own metrics; each family writes its own # HELP and
+// # TYPE lines. The families:
 //
 //	slowpeer_heartbeats_received_total              counter   accepted heartbeats
 //	slowpeer_heartbeats_rejected_total{reason}      counter   refused heartbeats: malformed,
@@ -66,6 +71,11 @@
 //	slowpeer_datanodes{state="live"|"dead"}         gauge     the DataNode table
 //	slowpeer_http_request_duration_seconds{method,route}
 //	                                                histogram request durations (histogram_quantile works)
+//
+// The labels of the duration histogram are bounded, so that requests
+// cannot grow the number of series: method is one of GET, HEAD, POST,
+// PUT, DELETE, PATCH, OPTIONS, CONNECT, TRACE or "other", route the
+// matched route pattern or "unmatched".
 //
 // The access log is one log/slog record per request: Info, but Debug for
 // accepted heartbeats (thousands a second on a large cluster) and Error

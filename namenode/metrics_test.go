@@ -3,12 +3,14 @@ package namenode
 import (
 	"bytes"
 	"fmt"
-	"os"
+	"io"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/slowpeer/slowpeer/internal/testenv"
 	"github.com/slowpeer/slowpeer/reports"
 )
 
@@ -85,30 +87,71 @@ func TestMetricsPerServer(t *testing.T) {
 	}
 }
 
-// TestPromtoolCheckMetrics runs promtool's linter on a real scrape. CI has
-// promtool; without it on PATH the test is skipped, unless
-// SLOWPEER_REQUIRE_SERVICES=1 (CI), where it fails.
+// TestPromtoolCheckMetrics runs promtool's linter on a real scrape of
+// the Server's own families, and of one added with AddMetrics.
 func TestPromtoolCheckMetrics(t *testing.T) {
-	promtool, err := exec.LookPath("promtool")
-	if err != nil {
-		if os.Getenv("SLOWPEER_REQUIRE_SERVICES") == "1" {
-			t.Fatal("promtool not on PATH and SLOWPEER_REQUIRE_SERVICES=1")
-		}
-		t.Skip("promtool not on PATH")
-	}
-	s, clock := newPickerServer(t, "10.0.0.6:10000")
-	do(t, s, "POST", "/rest/hiveserver/send", hookEvent("10.0.0.5:10000", "PRE_EXEC_HOOK", "q1", clock.Now().UnixMilli()),
-		"Content-Type", "application/x-www-form-urlencoded")
-	do(t, s, "GET", "/v1/hiveservers/pick", "")
+	promtool := testenv.Command(t, "promtool")
+	s, _, _ := newTestServer(t, nil)
+	s.AddMetrics(func(w io.Writer) {
+		io.WriteString(w, "# HELP slowpeer_test_things Things a test counts.\n# TYPE slowpeer_test_things gauge\nslowpeer_test_things 3\n")
+	})
 	mustHeartbeat(t, s, report("10.0.0.2:9866", "10.0.0.5:9866"))
 	do(t, s, "POST", HeartbeatPath, `{`)
 	do(t, s, "GET", JMXPath, "")
-	text, _ := scrape(t, s)
+	do(t, s, "BREW", "/coffee", "")
+	text, got := scrape(t, s)
+	if got["slowpeer_test_things"] != 3 {
+		t.Fatalf("added family missing:\n%s", text)
+	}
 	cmd := exec.Command(promtool, "check", "metrics")
 	cmd.Stdin = strings.NewReader(text)
 	out, err := cmd.CombinedOutput()
 	if err != nil || len(bytes.TrimSpace(out)) != 0 {
 		t.Fatalf("promtool check metrics: %v\n%s\nscrape:\n%s", err, out, text)
+	}
+}
+
+func TestAddMetricsAfterServingPanics(t *testing.T) {
+	s, _, _ := newTestServer(t, nil)
+	s.Handler()
+	defer func() {
+		if recover() == nil {
+			t.Fatal("AddMetrics after Handler did not panic")
+		}
+	}()
+	s.AddMetrics(func(io.Writer) {})
+}
+
+// TestDurationSeriesBounded sends hundreds of invented methods and paths:
+// the duration histogram gets one series per (standard method or
+// "other", route pattern or "unmatched"), however many requests come, and
+// whether or not they pass the token check.
+func TestDurationSeriesBounded(t *testing.T) {
+	s, _, _ := newTestServer(t, func(c *Config) { c.AuthToken = "s3cret" })
+	for i := range 500 {
+		do(t, s, fmt.Sprintf("M%dX", i), fmt.Sprintf("/scan/%d", i), "")
+		do(t, s, fmt.Sprintf("Q%d", i), HeartbeatPath, "{}")
+		do(t, s, "GET", fmt.Sprintf("/nope/%d?x=%d", i, i), "")
+		do(t, s, "POST", fmt.Sprintf("/v1/heartbeat/%d", i), "{}")
+	}
+	_, got := scrape(t, s)
+	var series []string
+	for name := range got {
+		if strings.HasPrefix(name, "slowpeer_http_request_duration_seconds_count{") {
+			series = append(series, name)
+		}
+	}
+	slices.Sort(series)
+	want := []string{
+		`slowpeer_http_request_duration_seconds_count{method="GET",route="unmatched"}`,
+		`slowpeer_http_request_duration_seconds_count{method="POST",route="unmatched"}`,
+		`slowpeer_http_request_duration_seconds_count{method="other",route="unmatched"}`,
+	}
+	if !slices.Equal(series, want) {
+		t.Fatalf("duration series %q, want %q", series, want)
+	}
+	if n := got[want[2]]; n != 1000 {
+		t.Fatalf("%s = %v, want 1000", want[2], n)
 	}
 }
 

@@ -29,11 +29,30 @@ func (s *Server) fail(c *gin.Context, status int, msg string) {
 
 const logErrorKey = "slowpeer.error"
 
-// unmatchedPath labels the duration of requests that matched no route, so
-// that scanning random paths cannot grow the metrics.
-const unmatchedPath = "unmatched"
+// unmatchedRoute labels the duration of requests that matched no route
+// (404, and 405 for a method the path does not take), so that scanning
+// random paths cannot grow the metrics.
+const unmatchedRoute = "unmatched"
 
-// accessLog times every request into the duration histograms and writes
+// otherMethod labels the duration of requests whose method is not one of
+// the standard ones: net/http takes any token as a method, and a label
+// taken verbatim would let every request add series.
+const otherMethod = "other"
+
+// methodLabel is the method label of a request: the method when it is a
+// standard one (RFC 9110 section 9, and PATCH of RFC 5789), else
+// otherMethod.
+func methodLabel(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodDelete,
+		http.MethodPatch, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return method
+	}
+	return otherMethod
+}
+
+// accessLog times every request into the duration histograms (labelled
+// with methodLabel and the matched route pattern) and writes
 // one structured log record for it: at Info level, but Debug for accepted
 // heartbeats (a large cluster sends thousands a second) and Error for
 // answers of 500 and above.
@@ -43,9 +62,9 @@ func (s *Server) accessLog(c *gin.Context) {
 	took := time.Since(start)
 	route := c.FullPath()
 	if route == "" {
-		route = unmatchedPath
+		route = unmatchedRoute
 	}
-	s.metrics.observe(c.Request.Method, route, took)
+	s.metrics.observe(methodLabel(c.Request.Method), route, took)
 
 	status := c.Writer.Status()
 	level := slog.LevelInfo

@@ -29,8 +29,9 @@ const (
 // Server is the NameNode-side service: it ingests heartbeats into a
 // Tracker and a DataNodes table and answers the HTTP API. It is safe for
 // concurrent use. Build it with New, add other packages' routes with
-// Mount, then Serve (or use Handler with a server of your own, and Run for
-// the periodic Step).
+// Handle and their metric families with AddMetrics, then Run (or Serve on
+// a listener of your own, or use Handler with a server of your own and
+// RunSteps for the periodic Step).
 type Server struct {
 	cfg     Config
 	log     *slog.Logger
@@ -71,7 +72,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.AuthToken != "" {
 		s.authHash = sha256.Sum256([]byte(cfg.AuthToken))
 	}
-	s.metrics = newServerMetrics(s)
+	s.metrics = newServerMetrics()
 
 	e := gin.New()
 	e.HandleMethodNotAllowed = true
@@ -93,19 +94,24 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// Mount lets another package add its routes, for instance the HiveServer
-// picker's /rest/hiveserver/send and /v1/hiveservers. They get what every
-// route gets: the access log, panic recovery, the bearer-token check on
-// every POST and a request-duration histogram. Call Mount before Handler
-// or Serve; it panics once the Server serves.
-func (s *Server) Mount(register func(r gin.IRouter)) {
+// Handle serves h for requests of method (GET, POST, ...) to path, beside
+// the Server's own routes; another package adds its routes this way (the
+// HiveServer picker's /rest/hiveserver/send, for instance). They get what
+// every route gets: the access log, panic recovery, the bearer-token check
+// on every request that is not a GET, HEAD or OPTIONS, and the
+// request-duration histogram, labelled with path. path is a pattern:
+// ":name" matches one segment, "*name" the rest. Call Handle before
+// Handler, Run or Serve; it panics once the Server serves, and for a path
+// that is already taken.
+func (s *Server) Handle(method, path string, h http.Handler) {
 	if s.serving.Load() {
-		panic("BUG: namenode.Server.Mount called after the server started serving")
+		panic("BUG: namenode.Server.Handle called after the server started serving")
 	}
-	register(s.engine)
+	s.engine.Handle(method, path, gin.WrapH(h))
 }
 
-// Handler returns the Server's HTTP handler. After it, Mount panics.
+// Handler returns the Server's HTTP handler. After it, Handle and
+// AddMetrics panic.
 func (s *Server) Handler() http.Handler {
 	s.serving.Store(true)
 	return s.engine

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gin-gonic/gin"
 	"github.com/slowpeer/slowpeer/reports"
 )
 
@@ -157,38 +156,48 @@ func TestUnknownPathAndMethod(t *testing.T) {
 	wantError(t, do(t, s, "DELETE", SlowPeersPath, ""), http.StatusMethodNotAllowed, "method not allowed")
 }
 
-func TestMount(t *testing.T) {
+func TestHandle(t *testing.T) {
 	s, _, logs := newTestServer(t, func(c *Config) { c.AuthToken = "s3cret" })
-	s.Mount(func(r gin.IRouter) {
-		r.GET("/v1/extra", func(c *gin.Context) { c.JSON(200, gin.H{"ok": true}) })
-		r.POST("/v1/extra", func(c *gin.Context) { c.JSON(200, gin.H{"posted": true}) })
-		r.GET("/v1/boom", func(c *gin.Context) { panic("kaboom") })
-	})
-	if w := do(t, s, "GET", "/v1/extra", ""); w.Code != 200 || w.Body.String() != `{"ok":true}` {
-		t.Fatalf("mounted GET: %d %s", w.Code, w.Body)
+	reply := func(body string) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, body) })
 	}
-	// A mounted POST needs the token like every POST.
+	s.Handle("GET", "/v1/extra", reply("got"))
+	s.Handle("POST", "/v1/extra", reply("posted"))
+	s.Handle("GET", "/v1/items/:id", reply("item"))
+	s.Handle("GET", "/v1/boom", http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("kaboom") }))
+	if w := do(t, s, "GET", "/v1/extra", ""); w.Code != 200 || w.Body.String() != "got" {
+		t.Fatalf("added GET: %d %s", w.Code, w.Body)
+	}
+	// An added POST needs the token like every POST.
 	wantError(t, do(t, s, "POST", "/v1/extra", "{}"), http.StatusUnauthorized, "bearer token")
-	if w := do(t, s, "POST", "/v1/extra", "{}", "Authorization", "Bearer s3cret"); w.Code != 200 {
-		t.Fatalf("mounted POST with token: %d %s", w.Code, w.Body)
+	if w := do(t, s, "POST", "/v1/extra", "{}", "Authorization", "Bearer s3cret"); w.Code != 200 || w.Body.String() != "posted" {
+		t.Fatalf("added POST with token: %d %s", w.Code, w.Body)
 	}
 	// A panic is a 500 with a JSON error, logged with its stack.
 	wantError(t, do(t, s, "GET", "/v1/boom", ""), http.StatusInternalServerError, "internal error")
 	if l := logs.String(); !strings.Contains(l, "kaboom") || !strings.Contains(l, "goroutine") {
 		t.Fatalf("panic not logged with a stack:\n%s", l)
 	}
-	// Mounted routes get their duration histogram.
+	// Added routes get their duration histogram, labelled with the
+	// pattern, not the path.
+	do(t, s, "GET", "/v1/items/1", "")
+	do(t, s, "GET", "/v1/items/2", "")
 	var b bytes.Buffer
 	s.WriteMetrics(&b)
-	if !strings.Contains(b.String(), `slowpeer_http_request_duration_seconds_count{method="GET",route="/v1/extra"} 1`) {
-		t.Fatalf("no histogram for the mounted route:\n%s", b.String())
+	for _, want := range []string{
+		`slowpeer_http_request_duration_seconds_count{method="GET",route="/v1/extra"} 1`,
+		`slowpeer_http_request_duration_seconds_count{method="GET",route="/v1/items/:id"} 2`,
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Fatalf("no %s:\n%s", want, b.String())
+		}
 	}
 	defer func() {
 		if recover() == nil {
-			t.Fatal("Mount after Handler did not panic")
+			t.Fatal("Handle after Handler did not panic")
 		}
 	}()
-	s.Mount(func(gin.IRouter) {})
+	s.Handle("GET", "/v1/late", reply("late"))
 }
 
 func TestAccessLog(t *testing.T) {

@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -116,9 +115,10 @@ type demo struct {
 	ln       net.Listener
 	base     string // the service's base URL
 	agents   []*datanode.Agent
-	slowID   string      // the injected slow node, "" without one
-	minNodes int         // dfs.datanode.min.outlier.detection.nodes of the agents
-	quiet    atomic.Bool // set when the agents stop: their logs end
+	slowID   string       // the injected slow node, "" without one
+	minNodes int          // dfs.datanode.min.outlier.detection.nodes of the agents
+	quiet    atomic.Bool  // set when the agents stop: their logs end
+	log      *slog.Logger // the service's, errors only
 
 	start     time.Time
 	firstSeen time.Duration // when the slow node had its first reporter, 0 before
@@ -155,6 +155,7 @@ func newDemo(f demoFlags, stderr io.Writer) (d *demo, err error) {
 	// The service is open on loopback; its access log and the open-service
 	// warning would drown the progress lines.
 	ncfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+	d.log = ncfg.Logger
 	if d.srv, err = namenode.New(ncfg); err != nil {
 		return nil, fmt.Errorf("demo: %w", err)
 	}
@@ -194,44 +195,38 @@ func newDemo(f demoFlags, stderr io.Writer) (d *demo, err error) {
 
 // run starts the service and the agents, watches until the slow node is
 // found (or the deadline, or ctx), prints the report, stays up until ctx
-// ends, and stops everything it started.
+// ends, and stops everything it started. They run in one group with the
+// watching: the service or an agent that fails ends the demo with its
+// error.
 func (d *demo) run(ctx context.Context, stdout io.Writer) error {
-	// The service and the agents outlive ctx by the final report; stop
-	// ends them.
-	life, stop := context.WithCancel(context.WithoutCancel(ctx))
-	defer stop()
-	failed := make(chan error, len(d.agents)+1)
-	var wg sync.WaitGroup
-	d.start = time.Now()
-	wg.Go(func() {
-		if err := d.srv.Serve(life, d.ln); err != nil {
-			failed <- fmt.Errorf("demo: service: %w", err)
-		}
-	})
+	// The service and the agents outlive ctx by the final report; the
+	// watching member ends them by returning.
+	g := newGroup(d.log)
+	g.Go("demo: service", func(ctx context.Context) error { return d.srv.Serve(ctx, d.ln) })
 	for _, a := range d.agents {
-		wg.Go(func() {
-			if err := a.Run(life); err != nil {
-				failed <- fmt.Errorf("demo: agent %s: %w", a.ID(), err)
-			}
-		})
+		g.Go("demo: agent "+a.ID(), a.Run)
 	}
-	d.printStart(stdout)
-
-	err := d.watch(ctx, stdout, failed)
-	if err == nil {
-		err = d.report(life, stdout)
-	}
-	if err == nil {
-		err = d.stayUp(ctx, stdout, failed)
-	}
-	d.quiet.Store(true)
-	stop()
-	wg.Wait()
+	g.Go("demo: watch", func(life context.Context) error {
+		// life ends when a component fails; watch and stayUp also
+		// end with ctx.
+		watching, stop := context.WithCancel(life)
+		defer stop()
+		defer context.AfterFunc(ctx, stop)()
+		defer d.quiet.Store(true) // the agents' logs end here
+		d.printStart(stdout)
+		d.watch(watching, stdout)
+		if life.Err() != nil {
+			return nil // the failed member's error ends the demo
+		}
+		if err := d.report(life, stdout); err != nil {
+			return err
+		}
+		d.stayUp(watching, stdout)
+		return nil
+	})
+	d.start = time.Now()
+	err := g.Run(context.WithoutCancel(ctx))
 	http.DefaultClient.CloseIdleConnections() // the report's connection
-	close(failed)
-	if err == nil {
-		err = <-failed
-	}
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,7 @@ import (
 
 // watch prints progress until the slow node has demoQuorum reporters, the
 // deadline passes or ctx ends.
-func (d *demo) watch(ctx context.Context, w io.Writer, failed <-chan error) error {
+func (d *demo) watch(ctx context.Context, w io.Writer) {
 	deadline := demoDeadline
 	if d.slowID == "" {
 		deadline = demoQuietDeadline
@@ -25,9 +25,7 @@ func (d *demo) watch(ctx context.Context, w io.Writer, failed <-chan error) erro
 	for {
 		select {
 		case <-ctx.Done():
-			return nil
-		case err := <-failed:
-			return err
+			return
 		case <-check.C:
 		}
 		top := d.top()
@@ -48,7 +46,7 @@ func (d *demo) watch(ctx context.Context, w io.Writer, failed <-chan error) erro
 			d.printProgress(w, top)
 		}
 		if d.found > 0 || elapsed >= deadline {
-			return nil
+			return
 		}
 	}
 }
@@ -154,9 +152,9 @@ func (d *demo) report(ctx context.Context, w io.Writer) error {
 
 // stayUp keeps the cluster running until ctx ends, with a line each time
 // the set of slow nodes changes.
-func (d *demo) stayUp(ctx context.Context, w io.Writer, failed <-chan error) error {
+func (d *demo) stayUp(ctx context.Context, w io.Writer) {
 	if ctx.Err() != nil {
-		return nil
+		return
 	}
 	if d.flags.duration > 0 {
 		fmt.Fprintf(w, "\nRunning until -duration %v has passed or Ctrl-C.\n", d.flags.duration)
@@ -169,9 +167,7 @@ func (d *demo) stayUp(ctx context.Context, w io.Writer, failed <-chan error) err
 	for {
 		select {
 		case <-ctx.Done():
-			return nil
-		case err := <-failed:
-			return err
+			return
 		case <-t.C:
 		}
 		if s := slowSummary(d.top()); s != last {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync/atomic"
 
 	"github.com/slowpeer/slowpeer/discovery"
 )
@@ -48,64 +47,38 @@ func (f *hs2Flags) check() error {
 	return nil
 }
 
-// hs2 is what the ZooKeeper flags started: a watcher of HiveServer2's
-// registrations (nil without -hs2-zookeeper) and a publisher (nil without
-// -hs2-publish-namespace).
-type hs2 struct {
-	watcher   *discovery.Watcher
-	publisher atomic.Pointer[discovery.Publisher]
-	log       *slog.Logger
-}
-
-// watch starts the watcher. Its changes wake the publisher, once there is
-// one.
-func (f *hs2Flags) watch(log *slog.Logger) (*hs2, error) {
-	h := &hs2{log: log}
+// watcher returns the watcher of HiveServer2's registrations, nil
+// without -hs2-zookeeper; onChange is called after its set changed.
+// Nothing runs before its Run.
+func (f *hs2Flags) watcher(log *slog.Logger, onChange func()) (*discovery.Watcher, error) {
 	if f.zookeeper == "" {
-		return h, nil
+		return nil, nil
 	}
 	servers, _ := discovery.ParseServers(f.zookeeper) // checked
 	cfg := discovery.DefaultWatcherConfig()
-	cfg.Servers, cfg.Namespace, cfg.Logger = servers, f.namespace, log
-	cfg.OnChange = func() {
-		if p := h.publisher.Load(); p != nil {
-			p.Notify()
-		}
-	}
+	cfg.Servers, cfg.Namespace, cfg.Logger, cfg.OnChange = servers, f.namespace, log, onChange
 	w, err := discovery.NewWatcher(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("watch HiveServer2 registrations: %w", err)
 	}
-	h.watcher = w
-	return h, nil
+	return w, nil
 }
 
-// publish starts the publisher of the first HiveServers that eligible
-// returns, when -hs2-publish-namespace is set.
-func (f *hs2Flags) publish(h *hs2, eligible func() []string) error {
+// publisher returns the publisher of the first HiveServers that eligible
+// returns, with what w knows of their registrations; nil without
+// -hs2-publish-namespace (which needs -hs2-zookeeper, so w is not nil
+// then). Nothing runs before its Run.
+func (f *hs2Flags) publisher(log *slog.Logger, eligible func() []string, w *discovery.Watcher) (*discovery.Publisher, error) {
 	if f.publishNS == "" {
-		return nil
+		return nil, nil
 	}
 	servers, _ := discovery.ParseServers(f.zookeeper) // checked
 	cfg := discovery.DefaultPublisherConfig()
 	cfg.Servers, cfg.Namespace, cfg.Count = servers, f.publishNS, f.count
-	cfg.Eligible, cfg.Registration, cfg.Logger = eligible, h.watcher.Registration, h.log
+	cfg.Eligible, cfg.Registration, cfg.Logger = eligible, w.Registration, log
 	p, err := discovery.NewPublisher(cfg)
 	if err != nil {
-		return fmt.Errorf("publish HiveServers: %w", err)
+		return nil, fmt.Errorf("publish HiveServers: %w", err)
 	}
-	h.publisher.Store(p)
-	return nil
-}
-
-// close stops the publisher (deleting its znodes), then the watcher.
-func (h *hs2) close() {
-	if p := h.publisher.Load(); p != nil {
-		if err := p.Close(); err != nil {
-			h.log.Warn("unpublish HiveServers", slog.Any("err", err))
-		}
-	}
-	if h.watcher != nil {
-		h.watcher.Close()
-	}
+	return p, nil
 }

@@ -10,6 +10,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/slowpeer/slowpeer/discovery"
 	"github.com/slowpeer/slowpeer/hiveserver"
 	"github.com/slowpeer/slowpeer/namenode"
 )
@@ -38,7 +39,10 @@ func (f *namenodeFlags) register(fs *flag.FlagSet) {
 
 // runNamenode runs the NameNode-side service until ctx ends (SIGINT or
 // SIGTERM), then lets in-flight requests finish (at most
-// namenode.DefaultShutdownTimeout) and returns.
+// namenode.DefaultShutdownTimeout) and returns. Its components run in one
+// group: the HTTP service, and with the ZooKeeper flags the watcher of
+// HiveServer2's registrations and the publisher; the picker and its store
+// are closed after all of them have stopped.
 func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("namenode", namenodeSynopsis, stderr)
 	var f namenodeFlags
@@ -56,37 +60,62 @@ func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if err != nil {
 		return usageError{err}
 	}
+	// Listen first: a taken port fails before the store is opened.
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
-	hs2, err := f.hs2.watch(log)
-	if err != nil {
+	g := newGroup(log)
+	if err := namenodeComponents(ctx, g, &f, conf, srv, log); err != nil {
 		ln.Close()
+		return g.Stop(err)
+	}
+	g.Go("http service", func(ctx context.Context) error { return srv.Serve(ctx, ln) })
+	return g.Run(ctx)
+}
+
+// namenodeComponents adds to g what serves beside srv: the HiveServer
+// picker (and its store) mounted on srv, and the watcher and publisher of
+// the ZooKeeper flags.
+func namenodeComponents(ctx context.Context, g *group, f *namenodeFlags, conf hadoopConf, srv *namenode.Server, log *slog.Logger) error {
+	var pub *discovery.Publisher // set before anything runs
+	w, err := f.hs2.watcher(log, func() {
+		if pub != nil {
+			pub.Notify()
+		}
+	})
+	if err != nil {
 		return err
 	}
-	defer hs2.close()
 	var sources []hiveserver.Source
-	if hs2.watcher != nil {
-		sources = append(sources, hs2.watcher)
+	if w != nil {
+		sources = append(sources, w)
+		g.Go("hiveserver2 watcher", w.Run)
 	}
 	picker, store, err := openHiveserver(ctx, f.store, f.hiveservers, sources, conf, log)
 	if err != nil {
-		ln.Close()
 		return err
 	}
-	defer store.Close()
-	defer picker.Close() // before the store, after the publisher
-	srv.MountPicker(picker)
+	g.Cleanup("hive event store", store.Close)
+	g.Cleanup("hiveserver picker", picker.Close)
+	mountPicker(srv, picker, time.Now)
 	eligible := func() []string {
 		now := time.Now()
 		return picker.Ranked(now, srv.SlowHosts(now))
 	}
-	if err := f.hs2.publish(hs2, eligible); err != nil {
-		ln.Close()
+	if pub, err = f.hs2.publisher(log, eligible, w); err != nil || pub == nil {
 		return err
 	}
-	return srv.Serve(ctx, ln)
+	g.Go("hiveserver2 publisher", func(ctx context.Context) error {
+		err := pub.Run(ctx)
+		if err != nil && ctx.Err() != nil {
+			// Stopping: the znodes go with the session anyway.
+			log.Warn("unpublish HiveServers", slog.Any("err", err))
+			return nil
+		}
+		return err
+	})
+	return nil
 }
 
 // config assembles the service's Config from the flags and the Hadoop

@@ -22,8 +22,8 @@ type StepResult struct {
 // Step is the Server's periodic work at now: it deletes expired slow-peer
 // reports and logs each DataNode that has died since the last Step. Reads
 // never depend on it (expired reports are never shown, and live/dead is
-// decided at read time); it bounds memory and reports deaths once. Run
-// calls it every HeartbeatInterval.
+// decided at read time); it bounds memory and reports deaths once.
+// RunSteps calls it every HeartbeatInterval.
 func (s *Server) Step(now time.Time) StepResult {
 	res := StepResult{Expired: s.tracker.Expire(now), Died: s.nodes.Check(now)}
 	for _, n := range res.Died {
@@ -36,25 +36,37 @@ func (s *Server) Step(now time.Time) StepResult {
 	return res
 }
 
-// Run calls Step every HeartbeatInterval until ctx is done.
-func (s *Server) Run(ctx context.Context) {
+// RunSteps calls Step every HeartbeatInterval until ctx is done, then
+// returns nil. Run and Serve call it; call it yourself only when you serve
+// Handler with a server of your own.
+func (s *Server) RunSteps(ctx context.Context) error {
 	t := time.NewTicker(s.cfg.HeartbeatInterval)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			return
+			return nil
 		case <-t.C:
 			s.Step(s.now())
 		}
 	}
 }
 
+// Run listens on Config.Listen and serves there until ctx is done, as
+// Serve does.
+func (s *Server) Run(ctx context.Context) error {
+	ln, err := net.Listen("tcp", s.cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", s.cfg.Listen, err)
+	}
+	return s.Serve(ctx, ln)
+}
+
 // Serve answers HTTP requests on ln and runs the periodic Step until ctx
 // is done; then it stops accepting, lets in-flight requests finish within
 // ShutdownTimeout, closes what is left and returns. It returns nil after a
 // clean shutdown, and an error when the listener fails or requests had to
-// be cut off. It closes ln. Serve may be called once.
+// be cut off. It closes ln. Serve (or Run) may be called once.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	addr := ln.Addr().String()
 	s.addr.Store(&addr)
@@ -74,7 +86,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	stepCtx, stopSteps := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	wg.Go(func() { s.Run(stepCtx) })
+	wg.Go(func() { s.RunSteps(stepCtx) })
 	served := make(chan error, 1)
 	wg.Go(func() { served <- srv.Serve(ln) })
 	s.log.Info("serving", slog.String("listen", addr))

@@ -13,7 +13,6 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/gin-gonic/gin"
 	"github.com/slowpeer/slowpeer/reports"
 )
 
@@ -59,13 +58,11 @@ func TestServeAndShutdown(t *testing.T) {
 		c.Logger = slog.New(onMessage{slog.NewTextHandler(logs, nil), "shutting down", new(sync.Once), shuttingDown})
 	})
 	entered, release := make(chan struct{}), make(chan struct{})
-	s.Mount(func(r gin.IRouter) {
-		r.GET("/v1/test/hold", func(c *gin.Context) {
-			close(entered)
-			<-release
-			c.String(200, "finished")
-		})
-	})
+	s.Handle("GET", "/v1/test/hold", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(entered)
+		<-release
+		io.WriteString(w, "finished")
+	}))
 	base, stop := serve(t, s)
 
 	resp, err := http.Post(base+HeartbeatPath, "application/json", strings.NewReader(`{"node":"10.0.0.2:9866"}`))
@@ -116,12 +113,10 @@ func TestServeAndShutdown(t *testing.T) {
 func TestServeShutdownTimeout(t *testing.T) {
 	s, _, _ := newTestServer(t, func(c *Config) { c.ShutdownTimeout = 20 * time.Millisecond })
 	entered := make(chan struct{})
-	s.Mount(func(r gin.IRouter) {
-		r.GET("/v1/test/stuck", func(c *gin.Context) {
-			close(entered)
-			<-c.Request.Context().Done() // until the server cuts the connection
-		})
-	})
+	s.Handle("GET", "/v1/test/stuck", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(entered)
+		<-r.Context().Done() // until the server cuts the connection
+	}))
 	base, stop := serve(t, s)
 	go func() {
 		if resp, err := http.Get(base + "/v1/test/stuck"); err == nil {
@@ -148,6 +143,18 @@ func TestServeListenerError(t *testing.T) {
 	}
 }
 
+func TestRunListenError(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	s, _, _ := newTestServer(t, func(c *Config) { c.Listen = ln.Addr().String() })
+	if err := s.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "listen on "+ln.Addr().String()) {
+		t.Fatalf("Run on a taken port = %v", err)
+	}
+}
+
 func TestServeWithTokenDoesNotWarn(t *testing.T) {
 	s, _, logs := newTestServer(t, func(c *Config) { c.AuthToken = "t" })
 	_, stop := serve(t, s)
@@ -159,9 +166,9 @@ func TestServeWithTokenDoesNotWarn(t *testing.T) {
 	}
 }
 
-// TestRun drives the periodic Step with synctest's clock: reports expire
+// TestRunSteps drives the periodic Step with synctest's clock: reports expire
 // and dead nodes are logged once.
-func TestRun(t *testing.T) {
+func TestRunSteps(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		logs := &logBuffer{}
 		cfg := DefaultConfig()
@@ -173,7 +180,7 @@ func TestRun(t *testing.T) {
 		mustHeartbeat(t, s, report("10.0.0.2:9866", "10.0.0.5:9866"))
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan struct{})
-		go func() { s.Run(ctx); close(done) }()
+		go func() { s.RunSteps(ctx); close(done) }()
 
 		time.Sleep(cfg.DeadAfter() + cfg.HeartbeatInterval)
 		synctest.Wait()
