@@ -5,34 +5,34 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/slowpeer/slowpeer/hiveserver"
 )
 
-// newPickerServer is a test Server with a HiveServer picker on a new
-// SQLite store mounted, knowing servers; the picker reads the Server's
+// newPickerServer is a test Server with a running HiveServer picker on a
+// new memory store mounted, knowing servers; the picker reads the Server's
 // fake clock.
 func newPickerServer(t *testing.T, servers ...string) (*Server, *fakeClock) {
 	t.Helper()
 	s, clock, _ := newTestServer(t, nil)
-	store, err := hiveserver.OpenStore(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "hive.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	cfg := hiveserver.DefaultConfig()
 	cfg.Servers = servers
 	cfg.Now = clock.Now
 	cfg.RandIntN = func(int) int { return 0 }
-	p, err := hiveserver.NewPicker(context.Background(), store, cfg)
+	p, err := hiveserver.New(cfg, &hiveserver.MemoryStore{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan error, 1)
+	go func() { ran <- p.Run(ctx) }()
 	t.Cleanup(func() {
-		p.Close()
-		store.Close()
+		cancel()
+		if err := <-ran; err != nil {
+			t.Error(err)
+		}
 	})
 	s.MountPicker(p)
 	return s, clock

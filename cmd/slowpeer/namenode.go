@@ -75,8 +75,7 @@ func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		ln.Close()
 		return err
 	}
-	defer store.Close()
-	defer picker.Close() // before the store, after the publisher
+	defer store.Close() // once the picker has stopped
 	srv.MountPicker(picker)
 	eligible := func() []string {
 		now := time.Now()
@@ -86,7 +85,25 @@ func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		ln.Close()
 		return err
 	}
-	return srv.Serve(ctx, ln)
+	// The picker commits until the HTTP server has let in-flight hook
+	// events finish; if it fails, the server stops.
+	serveCtx, stopServe := context.WithCancel(ctx)
+	defer stopServe()
+	pickerCtx, stopPicker := context.WithCancel(context.WithoutCancel(ctx))
+	picked := make(chan error, 1)
+	go func() {
+		err := picker.Run(pickerCtx)
+		if err != nil {
+			stopServe()
+		}
+		picked <- err
+	}()
+	err = srv.Serve(serveCtx, ln)
+	stopPicker()
+	if perr := <-picked; perr != nil && err == nil {
+		err = perr
+	}
+	return err
 }
 
 // config assembles the service's Config from the flags and the Hadoop
