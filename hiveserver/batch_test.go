@@ -122,7 +122,7 @@ func TestWorkloadMatchesStore(t *testing.T) {
 		for _, c := range changes {
 			w.apply(c)
 		}
-		snap, err := s.Load(ctx)
+		snap, err := s.Snapshot(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -138,14 +138,14 @@ func (s *uncertainStore) Commit(ctx context.Context, events []Event) ([]Change, 
 	return changes, err
 }
 
-func (s *uncertainStore) Load(ctx context.Context) (Snapshot, error) {
+func (s *uncertainStore) Snapshot(ctx context.Context) (Snapshot, error) {
 	s.mu.Lock()
 	fail := s.failLoads
 	s.mu.Unlock()
 	if fail {
 		return Snapshot{}, errors.New("store unreachable")
 	}
-	return s.MemoryStore.Load(ctx)
+	return s.MemoryStore.Snapshot(ctx)
 }
 
 // After a commit of unknown outcome the workload is what the store holds:

@@ -19,9 +19,9 @@ type MemoryStore struct {
 	servers map[string]int64
 }
 
-// Load returns the open statements, the job histories and the servers'
+// Snapshot returns the open statements, the job histories and the servers'
 // last events.
-func (m *MemoryStore) Load(ctx context.Context) (Snapshot, error) {
+func (m *MemoryStore) Snapshot(ctx context.Context) (Snapshot, error) {
 	if err := ctx.Err(); err != nil {
 		return Snapshot{}, err
 	}

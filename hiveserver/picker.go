@@ -90,7 +90,7 @@ func New(cfg Config, store Store) (*Picker, error) {
 	return p, nil
 }
 
-// Refresh replaces the workload with a fresh load of the store. Call it
+// Refresh replaces the workload with a fresh snapshot of the store. Call it
 // once before serving, so that picks count the statements stored before
 // a restart from the start; a Picker sees the events other service
 // replicas store in a shared store only after a Refresh (Run calls it
@@ -109,9 +109,9 @@ func (p *Picker) Refresh(ctx context.Context) error {
 
 // refresh is Refresh with storeMu held.
 func (p *Picker) refresh(ctx context.Context) error {
-	snap, err := p.store.Load(ctx)
+	snap, err := p.store.Snapshot(ctx)
 	if err != nil {
-		return fmt.Errorf("load the HiveServer workload: %w", err)
+		return fmt.Errorf("read the HiveServer workload: %w", err)
 	}
 	w := newWorkload(snap)
 	p.mu.Lock()

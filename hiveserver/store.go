@@ -13,9 +13,9 @@ import (
 // [github.com/slowpeer/slowpeer/hiveserver/sqlstore] keeps them in SQLite
 // or MySQL/MariaDB; [MemoryStore] keeps them in memory.
 type Store interface {
-	// Load reads the open statements, the job histories and the servers'
+	// Snapshot reads the open statements, the job histories and the servers'
 	// last events as one consistent snapshot.
-	Load(ctx context.Context) (Snapshot, error)
+	Snapshot(ctx context.Context) (Snapshot, error)
 	// Commit stores valid events (Event.Validate), in order, in one
 	// transaction, and returns the changes they made, as MergeBatch
 	// computes them from the rows stored before. Either every event is

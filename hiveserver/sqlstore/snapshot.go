@@ -8,12 +8,12 @@ import (
 	"github.com/slowpeer/slowpeer/hiveserver"
 )
 
-// Load reads the snapshot the workload is built from in one read-only
+// Snapshot reads the snapshot the workload is built from in one read-only
 // transaction, so that its three parts agree with each other.
-func (s *Store) Load(ctx context.Context) (_ hiveserver.Snapshot, err error) {
+func (s *Store) Snapshot(ctx context.Context) (_ hiveserver.Snapshot, err error) {
 	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
-		return hiveserver.Snapshot{}, fmt.Errorf("load %s: begin: %w", s.desc, err)
+		return hiveserver.Snapshot{}, fmt.Errorf("read snapshot of %s: begin: %w", s.desc, err)
 	}
 	defer tx.Rollback()
 	snap := hiveserver.Snapshot{Jobs: map[string]hiveserver.JobTotals{}, Servers: map[string]int64{}}
@@ -48,7 +48,7 @@ func (s *Store) Load(ctx context.Context) (_ hiveserver.Snapshot, err error) {
 		})
 	}
 	if err != nil {
-		return hiveserver.Snapshot{}, fmt.Errorf("load %s: %w", s.desc, err)
+		return hiveserver.Snapshot{}, fmt.Errorf("read snapshot of %s: %w", s.desc, err)
 	}
 	return snap, nil
 }

@@ -12,8 +12,9 @@ import (
 )
 
 // Store is a hiveserver.Store in SQL: SQLite or MySQL/MariaDB. It is safe
-// for concurrent use. Open it with Open, and Close it once the Pickers
-// that use it have stopped.
+// for concurrent use; its zero value is not usable. Open it with Open, and
+// Close it once the Pickers that use it have stopped. It starts no
+// goroutine of its own (database/sql keeps the connections).
 type Store struct {
 	db   *sql.DB
 	d    *dialect

@@ -127,7 +127,7 @@ func TestStoreRandomEvents(t *testing.T) {
 // histories left out.
 func loadSorted(t *testing.T, s hiveserver.Store) hiveserver.Snapshot {
 	t.Helper()
-	snap, err := s.Load(context.Background())
+	snap, err := s.Snapshot(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
