@@ -5,10 +5,20 @@
 // hive.exec.pre.hooks, hive.exec.post.hooks and hive.exec.failure.hooks)
 // that posts an [Event] when a statement starts (PRE_EXEC_HOOK) and when it
 // ends (POST_EXEC_HOOK or ON_FAILURE_HOOK). [ParseEvent] reads the hook's
-// form; a [Store] keeps one row per statement in SQL (SQLite or
-// MySQL/MariaDB), so the workload survives a restart; a [Picker] keeps the
-// running statements of every HiveServer in memory and answers [Picker.Pick]
-// and [Picker.Servers].
+// form; a [Store] keeps one row per statement (package
+// [github.com/slowpeer/slowpeer/hiveserver/sqlstore] in SQLite or
+// MySQL/MariaDB, so the workload survives a restart; [MemoryStore] in
+// memory); a [Picker] keeps the running statements of every HiveServer in
+// memory and answers [Picker.Pick] and [Picker.Servers].
+//
+// # Lifecycle
+//
+// [New] builds a Picker and does no I/O; [Picker.Refresh] loads the
+// workload from the store (call it before serving); [Picker.Run] commits
+// the events [Picker.Ingest] receives, one goroutine for all of them, and
+// reloads the workload every Config.RefreshInterval, until its context
+// ends. A transaction under way then may still finish for a few seconds,
+// and Run returns once it has.
 //
 // # Load
 //
@@ -37,9 +47,9 @@
 //
 // # Durability
 //
-// [Picker.Ingest] returns nil only once the event is committed: SQLite runs
-// in WAL mode with synchronous=FULL (the WAL is fsynced at every commit),
-// MySQL/MariaDB commits with the server's innodb_flush_log_at_trx_commit
-// (1, its default, is durable). Concurrent Ingest calls share one
-// transaction (group commit), so one fsync serves many events.
+// [Picker.Ingest] returns nil only once the store has committed the event
+// (package sqlstore says how durable that is). Concurrent Ingest calls
+// share one transaction (group commit), so one fsync serves many events.
+// The merge of events into rows, the same for every store, is
+// [MergeBatch]: a Store reads the rows a batch touches, merges and writes.
 package hiveserver

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"log"
 	"net/url"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/slowpeer/slowpeer/hiveserver"
@@ -31,24 +29,27 @@ func ExampleParseEvent() {
 }
 
 func ExamplePicker_Pick() {
-	dir, err := os.MkdirTemp("", "hiveserver-example")
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	ctx := context.Background()
-	store, err := hiveserver.OpenStore(ctx, "sqlite:"+filepath.Join(dir, "hive.db"))
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer store.Close()
+	ctx, stop := context.WithCancel(context.Background())
+	// A MemoryStore forgets the workload at exit; sqlstore.Open keeps it
+	// in SQLite or MySQL.
+	store := &hiveserver.MemoryStore{}
 	cfg := hiveserver.DefaultConfig()
 	cfg.Servers = []string{"hs1:10000", "hs2:10000", "hs3:10000"}
-	picker, err := hiveserver.NewPicker(ctx, store, cfg)
+	picker, err := hiveserver.New(cfg, store)
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer picker.Close()
+	if err := picker.Refresh(ctx); err != nil { // load what the store holds
+		log.Fatal(err)
+	}
+	ran := make(chan error, 1)
+	go func() { ran <- picker.Run(ctx) }() // commits what Ingest receives
+	defer func() {
+		stop()
+		if err := <-ran; err != nil {
+			log.Fatal(err)
+		}
+	}()
 
 	now := time.Date(2024, 1, 1, 12, 0, 0, 0, time.UTC)
 	for _, server := range []string{"hs1:10000", "hs1:10000", "hs2:10000"} {

@@ -1,7 +1,6 @@
 package hiveserver
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -9,15 +8,6 @@ import (
 	"testing"
 	"time"
 )
-
-func countRows(t testing.TB, s *Store) int {
-	t.Helper()
-	var n int
-	if err := s.db.QueryRowContext(context.Background(), `SELECT COUNT(*) FROM hive_queries`).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
 
 func post(h http.Handler, contentType, body string) *httptest.ResponseRecorder {
 	r := httptest.NewRequest(http.MethodPost, SendPath, strings.NewReader(body))
@@ -34,32 +24,31 @@ const formType = "application/x-www-form-urlencoded"
 // The exact bodies of a Java hook, through real HTTP, come out in the
 // store byte for byte.
 func TestSendHandlerJavaBodies(t *testing.T) {
-	forEachStore(t, func(t *testing.T, dsn string) {
-		s := openStore(t, dsn)
-		p := openPicker(t, s, Config{})
-		srv := httptest.NewServer(p.SendHandler()) // listens on 127.0.0.1
-		defer srv.Close()
-		for i, c := range readHookCases(t) {
-			resp, err := http.Post(srv.URL+SendPath, formType+"; charset=UTF-8", strings.NewReader(c.Body))
-			if err != nil {
-				t.Fatal(err)
-			}
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != 200 || string(body) != "{}\n" {
-				t.Fatalf("case %d: %d %s", i, resp.StatusCode, body)
-			}
-			q, ok, err := s.Lookup(context.Background(), "hs1.example.com:10000", c.QueryID)
-			if !ok || err != nil || q.QueryStr != c.QueryStr || q.JobName != c.JobName || q.Hook != c.Hook {
-				t.Errorf("case %d: stored %#v, %v, %v; want queryStr %q jobName %q", i, q, ok, err, c.QueryStr, c.JobName)
-			}
+	s := &MemoryStore{}
+	p := openPicker(t, s, Config{})
+	srv := httptest.NewServer(p.SendHandler()) // listens on 127.0.0.1
+	defer srv.Close()
+	for i, c := range readHookCases(t) {
+		resp, err := http.Post(srv.URL+SendPath, formType+"; charset=UTF-8", strings.NewReader(c.Body))
+		if err != nil {
+			t.Fatal(err)
 		}
-	})
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || string(body) != "{}\n" {
+			t.Fatalf("case %d: %d %s", i, resp.StatusCode, body)
+		}
+		q, ok := s.Lookup("hs1.example.com:10000", c.QueryID)
+		if !ok || q.QueryStr != c.QueryStr || q.JobName != c.JobName || q.Hook != c.Hook {
+			t.Errorf("case %d: stored %#v, %v; want queryStr %q jobName %q", i, q, ok, c.QueryStr, c.JobName)
+		}
+	}
 }
 
 func TestSendHandlerRefuses(t *testing.T) {
-	s := openStore(t, sqliteDSN(t))
-	p := openPicker(t, s, Config{})
+	s := &MemoryStore{}
+	p := loadPicker(t, s, Config{})
+	stop := runPicker(t, p)
 	h := p.SendHandler()
 	good := ev("hs:1", PreExec, "q1", "j", at(0)).Form().Encode()
 	f := func(name string, w *httptest.ResponseRecorder, code int, wantErr string) {
@@ -69,7 +58,7 @@ func TestSendHandlerRefuses(t *testing.T) {
 			strings.Count(body, "\n") != 1 {
 			t.Errorf("%s: %d %q; want %d with %q on one line", name, w.Code, body, code, wantErr)
 		}
-		if n := countRows(t, s); n != 0 {
+		if n := countRows(s); n != 0 {
 			t.Errorf("%s: %d rows stored", name, n)
 		}
 	}
@@ -94,19 +83,18 @@ func TestSendHandlerRefuses(t *testing.T) {
 	if w := post(h, formType, good); w.Code != 200 {
 		t.Fatalf("good event: %d %s", w.Code, w.Body)
 	}
-	if n := countRows(t, s); n != 1 {
+	if n := countRows(s); n != 1 {
 		t.Fatalf("%d rows after a good event", n)
 	}
-	p.Close()
+	stop()
 	if w := post(h, formType, good); w.Code != 503 || !strings.Contains(w.Body.String(), "closed") {
 		t.Errorf("closed picker: %d %s", w.Code, w.Body)
 	}
 }
 
 func TestServersAndPickHandlers(t *testing.T) {
-	s := openStore(t, sqliteDSN(t))
 	now := t0.Add(time.Hour)
-	p := openPicker(t, s, Config{
+	p := openPicker(t, &MemoryStore{}, Config{
 		Servers: []string{"b.example:10000"},
 		Now:     func() time.Time { return now },
 	})

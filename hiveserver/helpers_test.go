@@ -2,92 +2,15 @@ package hiveserver
 
 import (
 	"context"
-	"database/sql"
-	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
-	"sync/atomic"
+	"sync"
 	"testing"
 	"time"
-
-	"github.com/go-sql-driver/mysql"
 )
 
-// mysqlDSNEnv names the go-sql-driver DSN of a MySQL or MariaDB server
-// whose user may create databases; without it the MySQL half of the store
-// tests is skipped (it fails when SLOWPEER_REQUIRE_SERVICES=1, as in CI).
-const mysqlDSNEnv = "SLOWPEER_TEST_MYSQL_DSN"
-
-// forEachStore runs test on every store kind: SQLite always, MySQL when
-// SLOWPEER_TEST_MYSQL_DSN is set. dsn names a new, empty store.
-func forEachStore(t *testing.T, test func(t *testing.T, dsn string)) {
-	t.Helper()
-	t.Run("sqlite", func(t *testing.T) { test(t, sqliteDSN(t)) })
-	t.Run("mysql", func(t *testing.T) { test(t, mysqlDSN(t)) })
-}
-
-func sqliteDSN(t testing.TB) string {
-	return "sqlite:" + filepath.Join(t.TempDir(), "hive.db")
-}
-
-var mysqlDBs atomic.Int64
-
-// mysqlDSN creates a database of its own for the test (tests of several
-// packages may share the server at once) and drops it at the end.
-func mysqlDSN(t testing.TB) string {
-	t.Helper()
-	base := os.Getenv(mysqlDSNEnv)
-	if base == "" {
-		if os.Getenv("SLOWPEER_REQUIRE_SERVICES") == "1" {
-			t.Fatalf("%s is not set and SLOWPEER_REQUIRE_SERVICES=1", mysqlDSNEnv)
-		}
-		t.Skipf("%s is not set", mysqlDSNEnv)
-	}
-	cfg, err := mysql.ParseDSN(base)
-	if err != nil {
-		t.Fatalf("%s: %v", mysqlDSNEnv, err)
-	}
-	admin := cfg.Clone()
-	admin.DBName = ""
-	conn, err := mysql.NewConnector(admin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db := sql.OpenDB(conn)
-	defer db.Close()
-	name := fmt.Sprintf("slowpeer_hs_%d_%d_%d", os.Getpid(), time.Now().UnixNano()%1e6, mysqlDBs.Add(1))
-	ctx := context.Background()
-	if _, err := db.ExecContext(ctx, "CREATE DATABASE "+name+" CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"); err != nil {
-		t.Fatalf("create test database on %s: %v", cfg.Addr, err)
-	}
-	t.Cleanup(func() {
-		conn, _ := mysql.NewConnector(admin)
-		db := sql.OpenDB(conn)
-		defer db.Close()
-		if _, err := db.ExecContext(context.Background(), "DROP DATABASE "+name); err != nil {
-			t.Errorf("drop test database %s: %v", name, err)
-		}
-	})
-	cfg.DBName = name
-	return "mysql:" + cfg.FormatDSN()
-}
-
-// openStore opens dsn and closes it at the end of the test.
-func openStore(t testing.TB, dsn string) *Store {
-	t.Helper()
-	s, err := OpenStore(context.Background(), dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
-
-// openPicker opens a Picker on s with cfg (zero durations get their
-// defaults) and closes it at the end of the test.
-func openPicker(t testing.TB, s *Store, cfg Config) *Picker {
-	t.Helper()
+// testConfig is cfg with its zero durations at their defaults and, unless
+// set, a logger that discards.
+func testConfig(cfg Config) Config {
 	def := DefaultConfig()
 	for _, f := range []struct{ d, def *time.Duration }{
 		{&cfg.QueryTimeout, &def.QueryTimeout}, {&cfg.MinRemaining, &def.MinRemaining},
@@ -100,12 +23,56 @@ func openPicker(t testing.TB, s *Store, cfg Config) *Picker {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	p, err := NewPicker(context.Background(), s, cfg)
+	return cfg
+}
+
+// loadPicker returns a Picker on s with testConfig(cfg), its workload
+// loaded, not running.
+func loadPicker(t testing.TB, s Store, cfg Config) *Picker {
+	t.Helper()
+	p, err := New(testConfig(cfg), s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { p.Close() })
+	if err := p.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	return p
+}
+
+// runPicker runs p until stop or the end of the test. stop ends Run,
+// waits for it and fails the test if it returned an error.
+func runPicker(t testing.TB, p *Picker) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.Run(ctx) }()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("Run: %v", err)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return stop
+}
+
+// openPicker is a loaded Picker on s that runs until the end of the test.
+func openPicker(t testing.TB, s Store, cfg Config) *Picker {
+	t.Helper()
+	p := loadPicker(t, s, cfg)
+	runPicker(t, p)
+	return p
+}
+
+// countRows is how many statements m holds.
+func countRows(m *MemoryStore) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.rows)
 }
 
 // t0 is the synthetic start of time of the tests.

@@ -14,70 +14,63 @@ import (
 
 // Picker ingests hook events into a Store and picks HiveServers from the
 // workload they describe. It is safe for concurrent use. Build it with
-// NewPicker; Close it before its Store.
+// New, load its workload with Refresh (or let Run do it), and Run it:
+// Ingest is answered only while Run runs.
 //
-// The workload is held in memory, loaded from the store at start and
-// updated after each commit, so Pick and Servers do no I/O.
+// The workload is held in memory, loaded from the store and updated after
+// each commit, so Pick and Servers do no I/O.
 type Picker struct {
 	cfg      Config
 	costs    costs
-	store    *Store
+	store    Store
 	log      *slog.Logger
 	now      func() time.Time
 	randIntN func(n int) int
 	sources  []Source
 
-	// mu guards w. Ingest's committer writes it after each commit; lists
-	// and picks read it.
+	// mu guards w. The committer writes it after each commit, Refresh
+	// when it reloads; lists and picks read it.
 	mu sync.RWMutex
 	w  *workload
 
-	// The committer goroutine (committer.go).
-	queue     chan *request
-	refreshes chan chan error
-	closing   chan struct{}
-	closeOnce sync.Once
-	done      chan struct{}
-	stale     bool // only the committer reads and writes it
+	// storeMu is held around every use of the store, from a commit to
+	// the update of w that follows it, so that a reload never falls
+	// between the two.
+	storeMu sync.Mutex
+	loaded  bool // a load succeeded once
+	stale   bool // w may differ from the store: reload before committing
+
+	// The committer, Run (ingest.go).
+	queue    chan *request
+	started  atomic.Bool
+	stopping chan struct{} // closed when Run's ctx ends: no more queueing
+	done     chan struct{} // closed when Run has returned
 
 	maxSendBytes int64 // MaxSendBytes; tests lower it
 
 	events, commits, picks, picksFailed atomic.Uint64
 }
 
-// NewPicker loads the workload from store and starts the goroutine that
-// commits events; Close stops it.
-func NewPicker(ctx context.Context, store *Store, cfg Config) (*Picker, error) {
-	p, err := newPicker(ctx, store, cfg)
-	if err != nil {
-		return nil, err
+// New returns a Picker of cfg on store, with an empty workload; it does no
+// I/O and starts nothing. A nil store is a programmer error.
+func New(cfg Config, store Store) (*Picker, error) {
+	if store == nil {
+		panic("BUG: hiveserver.New with a nil Store")
 	}
-	go p.run()
-	return p, nil
-}
-
-// newPicker is NewPicker without the committer, for tests that drive
-// commitBatch themselves.
-func newPicker(ctx context.Context, store *Store, cfg Config) (*Picker, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("hiveserver config: %w", err)
 	}
-	snap, err := store.load(ctx)
-	if err != nil {
-		return nil, err
-	}
 	p := &Picker{
-		cfg:       cfg,
-		costs:     costsOf(cfg),
-		store:     store,
-		log:       cfg.Logger,
-		now:       cfg.Now,
-		randIntN:  cfg.RandIntN,
-		w:         newWorkload(snap),
-		queue:     make(chan *request, queueLen),
-		refreshes: make(chan chan error),
-		closing:   make(chan struct{}),
-		done:      make(chan struct{}),
+		cfg:      cfg,
+		costs:    costsOf(cfg),
+		store:    store,
+		log:      cfg.Logger,
+		now:      cfg.Now,
+		randIntN: cfg.RandIntN,
+		w:        newWorkload(Snapshot{}),
+		queue:    make(chan *request, queueLen),
+		stopping: make(chan struct{}),
+		done:     make(chan struct{}),
 
 		maxSendBytes: MaxSendBytes,
 	}
@@ -95,6 +88,37 @@ func newPicker(ctx context.Context, store *Store, cfg Config) (*Picker, error) {
 	}
 	p.sources = append(p.sources, cfg.Sources...)
 	return p, nil
+}
+
+// Refresh replaces the workload with a fresh snapshot of the store. Call it
+// once before serving, so that picks count the statements stored before
+// a restart from the start; a Picker sees the events other service
+// replicas store in a shared store only after a Refresh (Run calls it
+// every Config.RefreshInterval). It waits for a commit under way. Once Run
+// has returned, it returns ErrClosed.
+func (p *Picker) Refresh(ctx context.Context) error {
+	select {
+	case <-p.done:
+		return ErrClosed
+	default:
+	}
+	p.storeMu.Lock()
+	defer p.storeMu.Unlock()
+	return p.refresh(ctx)
+}
+
+// refresh is Refresh with storeMu held.
+func (p *Picker) refresh(ctx context.Context) error {
+	snap, err := p.store.Snapshot(ctx)
+	if err != nil {
+		return fmt.Errorf("read the HiveServer workload: %w", err)
+	}
+	w := newWorkload(snap)
+	p.mu.Lock()
+	p.w = w
+	p.mu.Unlock()
+	p.loaded, p.stale = true, false
+	return nil
 }
 
 // expire moves the statements that outlived the query timeout at now to

@@ -38,66 +38,64 @@ func TestRemaining(t *testing.T) {
 func (j *jobStats) with(n, ms int64) *jobStats { j.add(n, ms); return j }
 
 func TestPick(t *testing.T) {
-	forEachStore(t, func(t *testing.T, dsn string) {
-		s := openStore(t, dsn)
-		var draws []int
-		p := openPicker(t, s, Config{
-			Servers:  []string{"idle.example:10000"},
-			RandIntN: func(n int) int { draws = append(draws, n); return n - 1 },
-		})
-		now := t0.Add(time.Hour)
-		// History: job "etl" takes 10 minutes, "quick" 10 seconds.
-		ingest(t, p,
-			ev("a.example:10000", PreExec, "h1", "etl", at(0)), ev("a.example:10000", PostExec, "h1", "etl", at(10*time.Minute)),
-			ev("b.example:10000", PreExec, "h2", "quick", at(0)), ev("b.example:10000", PostExec, "h2", "quick", at(10*time.Second)),
-		)
-		// Now running: a has one etl started 2 minutes ago (8m left); b
-		// has three quick ones (1s floor each) and one unknown (1m).
-		ingest(t, p,
-			ev("a.example:10000", PreExec, "r1", "etl", now.Add(-2*time.Minute).UnixMilli()),
-			ev("b.example:10000", PreExec, "r2", "quick", now.Add(-time.Minute).UnixMilli()),
-			ev("b.example:10000", PreExec, "r3", "quick", now.Add(-time.Minute).UnixMilli()),
-			ev("b.example:10000", PreExec, "r4", "quick", now.Add(-time.Minute).UnixMilli()),
-			ev("b.example:10000", PreExec, "r5", "new-job", now.Add(-time.Minute).UnixMilli()),
-		)
-		want := []Status{
-			{Server: "a.example:10000", Running: 1, LoadSeconds: 480, loadMs: 480000},
-			{Server: "b.example:10000", Running: 4, LoadSeconds: 63, loadMs: 63000},
-			{Server: "idle.example:10000"},
-		}
-		if got := p.Servers(now, nil); !reflect.DeepEqual(got, want) {
-			t.Fatalf("Servers:\n got %+v\nwant %+v", got, want)
-		}
-		f := func(name string, slow []string, want string) {
-			t.Helper()
-			got, err := p.Pick(now, slow)
-			if err != nil || got.Server != want {
-				t.Errorf("%s: picked %+v, %v; want %s", name, got, err, want)
-			}
-		}
-		// Reference: DatanodeManager.getSlowPeersUuidSet and
-		// BlockPlacementPolicyDefault's exclude-slow-nodes: a node on a
-		// host among the top slow nodes gets no new work.
-		f("the idle one", nil, "idle.example:10000")
-		f("least load, not fewest running", []string{"idle.example"}, "b.example:10000")
-		f("slow hosts compare without case", []string{"IDLE.example", "B.EXAMPLE"}, "a.example:10000")
-		if len(draws) != 0 {
-			t.Errorf("no tie, yet RandIntN was called with %v", draws)
-		}
-
-		_, err := p.Pick(now, []string{"a.example", "b.example", "idle.example"})
-		var ne *NoneEligibleError
-		if !errors.As(err, &ne) || ne.Known != 3 || !strings.Contains(err.Error(), "all 3 known are on slow hosts") {
-			t.Errorf("all slow: %v", err)
-		}
-		if c := p.Counters(); c.Picks != 3 || c.PicksFailed != 1 || c.Events != 9 {
-			t.Errorf("counters %+v", c)
-		}
+	s := &MemoryStore{}
+	var draws []int
+	p := openPicker(t, s, Config{
+		Servers:  []string{"idle.example:10000"},
+		RandIntN: func(n int) int { draws = append(draws, n); return n - 1 },
 	})
+	now := t0.Add(time.Hour)
+	// History: job "etl" takes 10 minutes, "quick" 10 seconds.
+	ingest(t, p,
+		ev("a.example:10000", PreExec, "h1", "etl", at(0)), ev("a.example:10000", PostExec, "h1", "etl", at(10*time.Minute)),
+		ev("b.example:10000", PreExec, "h2", "quick", at(0)), ev("b.example:10000", PostExec, "h2", "quick", at(10*time.Second)),
+	)
+	// Now running: a has one etl started 2 minutes ago (8m left); b
+	// has three quick ones (1s floor each) and one unknown (1m).
+	ingest(t, p,
+		ev("a.example:10000", PreExec, "r1", "etl", now.Add(-2*time.Minute).UnixMilli()),
+		ev("b.example:10000", PreExec, "r2", "quick", now.Add(-time.Minute).UnixMilli()),
+		ev("b.example:10000", PreExec, "r3", "quick", now.Add(-time.Minute).UnixMilli()),
+		ev("b.example:10000", PreExec, "r4", "quick", now.Add(-time.Minute).UnixMilli()),
+		ev("b.example:10000", PreExec, "r5", "new-job", now.Add(-time.Minute).UnixMilli()),
+	)
+	want := []Status{
+		{Server: "a.example:10000", Running: 1, LoadSeconds: 480, loadMs: 480000},
+		{Server: "b.example:10000", Running: 4, LoadSeconds: 63, loadMs: 63000},
+		{Server: "idle.example:10000"},
+	}
+	if got := p.Servers(now, nil); !reflect.DeepEqual(got, want) {
+		t.Fatalf("Servers:\n got %+v\nwant %+v", got, want)
+	}
+	f := func(name string, slow []string, want string) {
+		t.Helper()
+		got, err := p.Pick(now, slow)
+		if err != nil || got.Server != want {
+			t.Errorf("%s: picked %+v, %v; want %s", name, got, err, want)
+		}
+	}
+	// Reference: DatanodeManager.getSlowPeersUuidSet and
+	// BlockPlacementPolicyDefault's exclude-slow-nodes: a node on a
+	// host among the top slow nodes gets no new work.
+	f("the idle one", nil, "idle.example:10000")
+	f("least load, not fewest running", []string{"idle.example"}, "b.example:10000")
+	f("slow hosts compare without case", []string{"IDLE.example", "B.EXAMPLE"}, "a.example:10000")
+	if len(draws) != 0 {
+		t.Errorf("no tie, yet RandIntN was called with %v", draws)
+	}
+
+	_, err := p.Pick(now, []string{"a.example", "b.example", "idle.example"})
+	var ne *NoneEligibleError
+	if !errors.As(err, &ne) || ne.Known != 3 || !strings.Contains(err.Error(), "all 3 known are on slow hosts") {
+		t.Errorf("all slow: %v", err)
+	}
+	if c := p.Counters(); c.Picks != 3 || c.PicksFailed != 1 || c.Events != 9 {
+		t.Errorf("counters %+v", c)
+	}
 }
 
 func TestPickTies(t *testing.T) {
-	s := openStore(t, sqliteDSN(t))
+	s := &MemoryStore{}
 	var draw int
 	p := openPicker(t, s, Config{
 		Servers:  []string{"c:1", "a:1", "b:1", "d:1"},
@@ -113,7 +111,7 @@ func TestPickTies(t *testing.T) {
 		}
 	}
 	// Equal load: fewer running statements wins the tie.
-	p2 := openPicker(t, openStore(t, sqliteDSN(t)), Config{DefaultCost: time.Minute, RandIntN: func(int) int { panic("no tie") }})
+	p2 := openPicker(t, &MemoryStore{}, Config{DefaultCost: time.Minute, RandIntN: func(int) int { panic("no tie") }})
 	ingest(t, p2,
 		ev("x:1", PreExec, "j1", "job", at(0)), ev("x:1", PostExec, "j1", "job", at(time.Minute)),
 		// y: one statement of the unknown kind, 60s; x: two of "job"
@@ -128,7 +126,7 @@ func TestPickTies(t *testing.T) {
 }
 
 func TestRanked(t *testing.T) {
-	s := openStore(t, sqliteDSN(t))
+	s := &MemoryStore{}
 	p := openPicker(t, s, Config{Servers: []string{"c:1", "a:1", "b:1", "d:1", "e:1"}, DefaultCost: time.Minute})
 	// d runs two statements, e one; a, b, c are idle and tie: by name.
 	ingest(t, p, ev("d:1", PreExec, "q1", "", at(0)), ev("d:1", PreExec, "q2", "", at(0)), ev("e:1", PreExec, "q3", "", at(0)))
@@ -146,7 +144,7 @@ func TestRanked(t *testing.T) {
 }
 
 func TestPickNoneKnown(t *testing.T) {
-	p := openPicker(t, openStore(t, sqliteDSN(t)), Config{})
+	p := openPicker(t, &MemoryStore{}, Config{})
 	_, err := p.Pick(t0, nil)
 	var ne *NoneEligibleError
 	if !errors.As(err, &ne) || ne.Known != 0 || !strings.Contains(err.Error(), "none is known") {
@@ -168,7 +166,7 @@ func (f *fakeSource) set(s ...string)   { f.mu.Lock(); defer f.mu.Unlock(); f.se
 
 func TestKnownServers(t *testing.T) {
 	src := &fakeSource{}
-	p := openPicker(t, openStore(t, sqliteDSN(t)), Config{
+	p := openPicker(t, &MemoryStore{}, Config{
 		Servers:      []string{"static:1"},
 		Sources:      []Source{src},
 		ServerExpiry: time.Hour,
@@ -201,65 +199,61 @@ func TestKnownServers(t *testing.T) {
 }
 
 func TestLostStatements(t *testing.T) {
-	forEachStore(t, func(t *testing.T, dsn string) {
-		s := openStore(t, dsn)
-		p := openPicker(t, s, Config{Servers: []string{"hs:1"}, QueryTimeout: time.Hour})
-		ingest(t, p, ev("hs:1", PreExec, "q1", "", at(0)), ev("hs:1", PreExec, "q2", "", at(30*time.Minute)))
-		f := func(name string, now time.Time, running, lost, total int) {
-			t.Helper()
-			st := p.Servers(now, nil)
-			if len(st) != 1 || st[0].Running != running || st[0].Lost != lost {
-				t.Errorf("%s: %+v, want running %d lost %d", name, st, running, lost)
-			}
-			if got := p.Lost(now); got != total {
-				t.Errorf("%s: Lost %d, want %d", name, got, total)
-			}
+	s := &MemoryStore{}
+	p := loadPicker(t, s, Config{Servers: []string{"hs:1"}, QueryTimeout: time.Hour})
+	stop := runPicker(t, p)
+	ingest(t, p, ev("hs:1", PreExec, "q1", "", at(0)), ev("hs:1", PreExec, "q2", "", at(30*time.Minute)))
+	f := func(name string, now time.Time, running, lost, total int) {
+		t.Helper()
+		st := p.Servers(now, nil)
+		if len(st) != 1 || st[0].Running != running || st[0].Lost != lost {
+			t.Errorf("%s: %+v, want running %d lost %d", name, st, running, lost)
 		}
-		f("both running", t0.Add(59*time.Minute), 2, 0, 0)
-		f("the first one is lost at the timeout", t0.Add(time.Hour), 1, 1, 1)
-		f("both lost", t0.Add(2*time.Hour), 0, 2, 2)
-		ingest(t, p, ev("hs:1", PostExec, "q1", "", at(3*time.Hour)))
-		f("a late end takes it off the lost", t0.Add(3*time.Hour), 0, 1, 1)
+		if got := p.Lost(now); got != total {
+			t.Errorf("%s: Lost %d, want %d", name, got, total)
+		}
+	}
+	f("both running", t0.Add(59*time.Minute), 2, 0, 0)
+	f("the first one is lost at the timeout", t0.Add(time.Hour), 1, 1, 1)
+	f("both lost", t0.Add(2*time.Hour), 0, 2, 2)
+	ingest(t, p, ev("hs:1", PostExec, "q1", "", at(3*time.Hour)))
+	f("a late end takes it off the lost", t0.Add(3*time.Hour), 0, 1, 1)
 
-		// A restart finds the lost one again.
-		p.Close()
-		p = openPicker(t, s, Config{Servers: []string{"hs:1"}, QueryTimeout: time.Hour})
-		f("after a restart", t0.Add(3*time.Hour), 0, 1, 1)
-	})
+	// A restart finds the lost one again.
+	stop()
+	p = openPicker(t, s, Config{Servers: []string{"hs:1"}, QueryTimeout: time.Hour})
+	f("after a restart", t0.Add(3*time.Hour), 0, 1, 1)
 }
 
 // TestPickerMatchesReference drives a Picker with random events, repeats
 // and late starts included, and compares Servers, at random times, with
 // the naive reference computed from the event list.
 func TestPickerMatchesReference(t *testing.T) {
-	forEachStore(t, func(t *testing.T, dsn string) {
-		rng := rand.New(rand.NewPCG(7, 8))
-		cfg := Config{QueryTimeout: 2 * time.Hour, MinRemaining: 2 * time.Second, DefaultCost: 90 * time.Second,
-			ServerExpiry: 90 * time.Minute, Servers: []string{"static:1"}}
-		s := openStore(t, dsn)
-		p := openPicker(t, s, cfg)
-		servers := []string{"a:1", "b:1", "c:1", "[::1]:2", "static:1"}
-		jobs := []string{"", "etl", "report", "ad-hoc"}
-		var events []Event
-		now := t0
-		for round := range 40 {
-			var batch []Event
-			for range 1 + rng.IntN(20) {
-				hook := []Hook{PreExec, PreExec, PostExec, OnFailure}[rng.IntN(4)]
-				e := ev(servers[rng.IntN(len(servers))], hook, fmt.Sprintf("q%d", rng.IntN(60)),
-					jobs[rng.IntN(len(jobs))], at(time.Duration(rng.IntN(6*3600))*time.Second))
-				batch = append(batch, e)
-			}
-			ingest(t, p, batch...)
-			events = append(events, batch...)
-			// Time goes forward (a lost statement stays lost), by up to 24m.
-			now = now.Add(time.Duration(rng.IntN(24*60)) * time.Second)
-			slow := [][]string{nil, {"a"}, {"::1", "B"}}[rng.IntN(3)]
-			got := p.Servers(now, slow)
-			want := referenceServers(cfg, cfg.Servers, events, now, slow)
-			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("round %d at %v:\n got %+v\nwant %+v", round, now.Sub(t0), got, want)
-			}
+	rng := rand.New(rand.NewPCG(7, 8))
+	cfg := Config{QueryTimeout: 2 * time.Hour, MinRemaining: 2 * time.Second, DefaultCost: 90 * time.Second,
+		ServerExpiry: 90 * time.Minute, Servers: []string{"static:1"}}
+	p := openPicker(t, &MemoryStore{}, cfg)
+	servers := []string{"a:1", "b:1", "c:1", "[::1]:2", "static:1"}
+	jobs := []string{"", "etl", "report", "ad-hoc"}
+	var events []Event
+	now := t0
+	for round := range 40 {
+		var batch []Event
+		for range 1 + rng.IntN(20) {
+			hook := []Hook{PreExec, PreExec, PostExec, OnFailure}[rng.IntN(4)]
+			e := ev(servers[rng.IntN(len(servers))], hook, fmt.Sprintf("q%d", rng.IntN(60)),
+				jobs[rng.IntN(len(jobs))], at(time.Duration(rng.IntN(6*3600))*time.Second))
+			batch = append(batch, e)
 		}
-	})
+		ingest(t, p, batch...)
+		events = append(events, batch...)
+		// Time goes forward (a lost statement stays lost), by up to 24m.
+		now = now.Add(time.Duration(rng.IntN(24*60)) * time.Second)
+		slow := [][]string{nil, {"a"}, {"::1", "B"}}[rng.IntN(3)]
+		got := p.Servers(now, slow)
+		want := referenceServers(cfg, cfg.Servers, events, now, slow)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("round %d at %v:\n got %+v\nwant %+v", round, now.Sub(t0), got, want)
+		}
+	}
 }

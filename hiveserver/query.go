@@ -46,39 +46,3 @@ func (q Query) history() (job string, durationMs int64, ok bool) {
 	}
 	return q.JobName, q.DurationMs(), true
 }
-
-// merge returns the row after event e, given the row before it (exists
-// false: there is none), and whether anything changed. The first event of
-// each kind wins, so a repeated event, or a second different start or end,
-// changes nothing; an end without a start is kept and completed by a start
-// that comes later. queryStr and jobName are taken from the first event
-// that has them. Only QueryStr's emptiness is read from before.
-func merge(before Query, exists bool, e Event) (after Query, changed bool) {
-	if !exists {
-		after = Query{Server: e.Server, QueryID: e.QueryID, Hook: e.Hook, QueryStr: e.QueryStr, JobName: e.JobName}
-		if e.Hook.Ends() {
-			after.PostTimeMs = e.TimeMs
-		} else {
-			after.PreTimeMs = e.TimeMs
-		}
-		return after, true
-	}
-	after = before
-	switch {
-	case e.Hook == PreExec && after.PreTimeMs == 0:
-		after.PreTimeMs = e.TimeMs
-		changed = true
-	case e.Hook.Ends() && after.PostTimeMs == 0:
-		after.PostTimeMs, after.Hook = e.TimeMs, e.Hook
-		changed = true
-	}
-	if after.QueryStr == "" && e.QueryStr != "" {
-		after.QueryStr = e.QueryStr
-		changed = true
-	}
-	if after.JobName == "" && e.JobName != "" {
-		after.JobName = e.JobName
-		changed = true
-	}
-	return after, changed
-}

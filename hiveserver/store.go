@@ -2,151 +2,71 @@ package hiveserver
 
 import (
 	"context"
-	"database/sql"
 	"errors"
-	"fmt"
-	"strings"
-	"time"
-
-	"github.com/go-sql-driver/mysql"
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
-// Store keeps hook events in SQL, one row per statement: SQLite (embedded)
-// or MySQL/MariaDB (shared by several service replicas). It is safe for
-// concurrent use; a Picker does all its writing. Open it with OpenStore.
-type Store struct {
-	db   *sql.DB
-	d    *dialect
-	desc string // what the store is, for errors; never a password
-
-	lookup *sql.Stmt // prepared once
+// Store keeps hook events, one row per statement (a [Query]), and the
+// totals a Picker loads at start: the job histories and the servers' last
+// events. A Picker does all of its writing from one goroutine, but a Store
+// must be safe for concurrent use (several Pickers may share one, as
+// service replicas share a MySQL database). Package
+// [github.com/slowpeer/slowpeer/hiveserver/sqlstore] keeps them in SQLite
+// or MySQL/MariaDB; [MemoryStore] keeps them in memory.
+type Store interface {
+	// Snapshot reads the open statements, the job histories and the servers'
+	// last events as one consistent snapshot.
+	Snapshot(ctx context.Context) (Snapshot, error)
+	// Commit stores valid events (Event.Validate), in order, in one
+	// transaction, and returns the changes they made, as MergeBatch
+	// computes them from the rows stored before. Either every event is
+	// stored or, on error, none is; an error that wraps
+	// ErrCommitUncertain means the outcome is unknown (the commit itself
+	// failed), and the Picker reloads its workload. Commit returns only
+	// once the events are durable, as far as the store is.
+	Commit(ctx context.Context, events []Event) ([]Change, error)
 }
 
-// OpenStore opens the store dsn names, creating or migrating its schema:
-// "sqlite:PATH" (a file, created when missing, in WAL mode with
-// synchronous=FULL) or "mysql:DSN" (a go-sql-driver DSN such as
-// "user:pass@tcp(host:3306)/slowpeer"; the database must exist).
-func OpenStore(ctx context.Context, dsn string) (*Store, error) {
-	kind, rest, _ := strings.Cut(dsn, ":")
-	var s *Store
-	var err error
-	switch kind {
-	case "sqlite":
-		s, err = openSQLite(rest)
-	case "mysql":
-		s, err = openMySQL(rest)
-	default:
-		return nil, fmt.Errorf("open store: %q is not sqlite:PATH or mysql:DSN", clip(dsn))
-	}
-	if err != nil {
-		return nil, fmt.Errorf("open store: %w", err)
-	}
-	if err := s.start(ctx); err != nil {
-		s.db.Close()
-		return nil, fmt.Errorf("open store %s: %w", s.desc, err)
-	}
-	return s, nil
+// ErrCommitUncertain is wrapped by the error of a Store's Commit whose
+// outcome is unknown: the events may or may not be stored.
+var ErrCommitUncertain = errors.New("outcome of the commit unknown")
+
+// Snapshot is what a Store holds that the workload is built from. It is a
+// plain value; the Picker does not keep its maps.
+type Snapshot struct {
+	// Open are the statements started and not ended (Server, QueryID,
+	// JobName and PreTimeMs set; Hook PreExec), in any order.
+	Open []Query
+	// Jobs is the history of every jobName with a finished statement.
+	// An entry may be zero (its statements' histories cancelled out).
+	Jobs map[string]JobTotals
+	// Servers maps every HiveServer that sent an event to the latest
+	// timestamp, in ms since the epoch, of an event of it that changed a
+	// row.
+	Servers map[string]int64
 }
 
-// sqlitePragmas make every connection wait for a lock rather than fail,
-// use the write-ahead log, fsync the log at every commit (synchronous=FULL:
-// a committed event survives a power cut, not only a killed process) and
-// start writing transactions with BEGIN IMMEDIATE.
-const sqlitePragmas = "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_txlock=immediate"
-
-func openSQLite(path string) (*Store, error) {
-	if path == "" {
-		return nil, errors.New("sqlite: empty path")
-	}
-	if strings.ContainsAny(path, "?#") {
-		return nil, fmt.Errorf("sqlite path %q: ? and # are not allowed in the path", path)
-	}
-	db, err := sql.Open("sqlite", path+sqlitePragmas)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite %s: %w", path, err)
-	}
-	// One writer (the Picker's committer) and a few readers.
-	db.SetMaxOpenConns(4)
-	db.SetMaxIdleConns(4)
-	return &Store{db: db, d: sqliteDialect, desc: "sqlite:" + path}, nil
+// JobTotals is the history of one jobName: how many of its statements
+// finished, and the sum of their durations. In a Batch it is a
+// difference, which may be negative.
+type JobTotals struct {
+	Finished int64
+	TotalMs  int64
 }
 
-func openMySQL(dsn string) (*Store, error) {
-	cfg, err := mysql.ParseDSN(dsn)
-	if err != nil {
-		return nil, fmt.Errorf("mysql DSN: %w", err)
-	}
-	if cfg.DBName == "" {
-		return nil, errors.New("mysql DSN names no database (user:pass@tcp(host:3306)/DATABASE)")
-	}
-	if cfg.Timeout == 0 {
-		cfg.Timeout = 10 * time.Second
-	}
-	if _, ok := cfg.Params["sql_mode"]; !ok {
-		// Strict: a value that does not fit is an error, never cut.
-		if cfg.Params == nil {
-			cfg.Params = map[string]string{}
-		}
-		cfg.Params["sql_mode"] = "'STRICT_ALL_TABLES,NO_ENGINE_SUBSTITUTION'"
-	}
-	// A batch's statements differ in length, so they are not prepared:
-	// the driver interpolates their arguments, escaping them for utf8mb4,
-	// and each costs one round trip.
-	cfg.InterpolateParams = true
-	conn, err := mysql.NewConnector(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("mysql DSN: %w", err)
-	}
-	db := sql.OpenDB(conn)
-	db.SetMaxOpenConns(8)
-	db.SetMaxIdleConns(8)
-	db.SetConnMaxLifetime(5 * time.Minute)
-	return &Store{db: db, d: mysqlDialect, desc: fmt.Sprintf("mysql:%s/%s", cfg.Addr, cfg.DBName)}, nil
+// QueryKey identifies a statement's row.
+type QueryKey struct {
+	Server, QueryID string
 }
 
-// start migrates the schema and prepares the statements.
-func (s *Store) start(ctx context.Context) error {
-	if err := s.db.PingContext(ctx); err != nil {
-		return fmt.Errorf("connect: %w", err)
-	}
-	if err := s.migrate(ctx); err != nil {
-		return fmt.Errorf("migrate schema: %w", err)
-	}
-	st, err := s.db.PrepareContext(ctx, lookupQuery)
-	if err != nil {
-		return fmt.Errorf("prepare: %w", err)
-	}
-	s.lookup = st
-	return nil
+// Key returns the row's key.
+func (q Query) Key() QueryKey { return QueryKey{q.Server, q.QueryID} }
+
+// Change is what one event did to its statement's row: the row before it
+// (Existed false: there was none) and after it, both without QueryStr, and
+// the event's timestamp. It is a plain value, safe to copy.
+type Change struct {
+	Before  Query
+	Existed bool
+	After   Query
+	EventMs int64
 }
-
-// String returns the store's kind and place, without credentials.
-func (s *Store) String() string { return s.desc }
-
-// Close closes the store's connections. Close the Picker first.
-func (s *Store) Close() error {
-	if err := s.db.Close(); err != nil {
-		return fmt.Errorf("close store %s: %w", s.desc, err)
-	}
-	return nil
-}
-
-// Lookup returns the row of a statement, and false when there is none.
-func (s *Store) Lookup(ctx context.Context, server, queryID string) (Query, bool, error) {
-	q := Query{Server: server, QueryID: queryID}
-	var hook string
-	var pre, post sql.NullInt64
-	err := s.lookup.QueryRowContext(ctx, server, queryID).Scan(&hook, &q.QueryStr, &q.JobName, &pre, &post)
-	if errors.Is(err, sql.ErrNoRows) {
-		return Query{}, false, nil
-	}
-	if err != nil {
-		return Query{}, false, fmt.Errorf("look up %s %s in %s: %w", server, clip(queryID), s.desc, err)
-	}
-	q.Hook, q.PreTimeMs, q.PostTimeMs = Hook(hook), pre.Int64, post.Int64
-	return q, true, nil
-}
-
-// nullMs is a time column's value: NULL for 0.
-func nullMs(ms int64) sql.NullInt64 { return sql.NullInt64{Int64: ms, Valid: ms != 0} }

@@ -53,15 +53,15 @@ func (j *jobStats) add(n, ms int64) {
 }
 
 // newWorkload builds the view of a store snapshot.
-func newWorkload(snap snapshot) *workload {
+func newWorkload(snap Snapshot) *workload {
 	w := &workload{servers: map[string]*serverLoad{}, jobs: map[string]*jobStats{}}
-	for job, t := range snap.jobs {
-		w.job(job).add(t.finished, t.totalMs)
+	for job, t := range snap.Jobs {
+		w.job(job).add(t.Finished, t.TotalMs)
 	}
-	for name, ms := range snap.servers {
+	for name, ms := range snap.Servers {
 		w.server(name).lastEventMs = ms
 	}
-	for _, q := range snap.open {
+	for _, q := range snap.Open {
 		w.server(q.Server).add(openQuery{id: q.QueryID, preMs: q.PreTimeMs, job: w.job(q.JobName)})
 	}
 	return w
@@ -90,19 +90,19 @@ func (w *workload) job(name string) *jobStats {
 }
 
 // apply brings the view up to date with one committed change.
-func (w *workload) apply(c change) {
-	s := w.server(c.after.Server)
-	s.lastEventMs = max(s.lastEventMs, c.eventMs)
-	if c.existed && c.before.Running() {
-		s.remove(c.before.QueryID)
+func (w *workload) apply(c Change) {
+	s := w.server(c.After.Server)
+	s.lastEventMs = max(s.lastEventMs, c.EventMs)
+	if c.Existed && c.Before.Running() {
+		s.remove(c.Before.QueryID)
 	}
-	if c.after.Running() {
-		s.add(openQuery{id: c.after.QueryID, preMs: c.after.PreTimeMs, job: w.job(c.after.JobName)})
+	if c.After.Running() {
+		s.add(openQuery{id: c.After.QueryID, preMs: c.After.PreTimeMs, job: w.job(c.After.JobName)})
 	}
-	if job, ms, ok := c.before.history(); ok && c.existed {
+	if job, ms, ok := c.Before.history(); ok && c.Existed {
 		w.job(job).add(-1, -ms)
 	}
-	if job, ms, ok := c.after.history(); ok {
+	if job, ms, ok := c.After.history(); ok {
 		w.job(job).add(1, ms)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/slowpeer/slowpeer/hiveserver"
+	"github.com/slowpeer/slowpeer/hiveserver/sqlstore"
 	"github.com/slowpeer/slowpeer/reports"
 )
 
@@ -107,19 +108,23 @@ const hiveserverDefaultStore = "sqlite:slowpeer-hiveserver.db"
 
 // openHiveserver opens the HiveServer picker of "slowpeer namenode": its
 // store (-store DSN), its static servers (-hiveservers H:P,...) and the
-// slowpeer.hiveserver.* keys of conf. Close the Picker, then the Store.
-func openHiveserver(ctx context.Context, store, servers string, sources []hiveserver.Source, conf hadoopConf, log *slog.Logger) (*hiveserver.Picker, *hiveserver.Store, error) {
+// slowpeer.hiveserver.* keys of conf, with the workload loaded from the
+// store. Run the Picker; once it has stopped, close the Store.
+func openHiveserver(ctx context.Context, store, servers string, sources []hiveserver.Source, conf hadoopConf, log *slog.Logger) (*hiveserver.Picker, *sqlstore.Store, error) {
 	cfg, err := hiveserverConfig(store, servers, conf)
 	if err != nil {
 		return nil, nil, usageError{err}
 	}
 	cfg.Logger = log
 	cfg.Sources = sources
-	s, err := hiveserver.OpenStore(ctx, store)
+	s, err := sqlstore.Open(ctx, store)
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := hiveserver.NewPicker(ctx, s, cfg)
+	p, err := hiveserver.New(cfg, s)
+	if err == nil {
+		err = p.Refresh(ctx)
+	}
 	if err != nil {
 		s.Close()
 		return nil, nil, err

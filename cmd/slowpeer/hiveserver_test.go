@@ -31,7 +31,15 @@ func TestHiveserverPick(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	defer picker.Close()
+	runCtx, stop := context.WithCancel(ctx)
+	ran := make(chan error, 1)
+	go func() { ran <- picker.Run(runCtx) }()
+	defer func() {
+		stop()
+		if err := <-ran; err != nil {
+			t.Error(err)
+		}
+	}()
 	now := time.Now()
 	if err := picker.Ingest(ctx, hiveserver.Event{Server: "hs1.example:10000", Hook: hiveserver.PreExec,
 		QueryID: "q1", TimeMs: now.UnixMilli()}); err != nil {
@@ -93,9 +101,8 @@ func TestHiveserverUsage(t *testing.T) {
 func TestOpenHiveserverErrors(t *testing.T) {
 	f := func(store, servers string, conf hadoopConf, want string) {
 		t.Helper()
-		p, s, err := openHiveserver(context.Background(), store, servers, nil, conf, slog.New(slog.DiscardHandler))
+		_, s, err := openHiveserver(context.Background(), store, servers, nil, conf, slog.New(slog.DiscardHandler))
 		if err == nil {
-			p.Close()
 			s.Close()
 			t.Fatalf("openHiveserver(%q, %q, %v) works", store, servers, conf)
 		}

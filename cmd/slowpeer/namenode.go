@@ -66,18 +66,23 @@ func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
 	g := newGroup(log)
-	if err := namenodeComponents(ctx, g, &f, conf, srv, log); err != nil {
+	picker, err := namenodeComponents(ctx, g, &f, conf, srv, log)
+	if err != nil {
 		ln.Close()
 		return g.Stop(err)
 	}
-	g.Go("http service", func(ctx context.Context) error { return srv.Serve(ctx, ln) })
+	// The picker commits until the HTTP service has let in-flight hook
+	// events finish: a 200 means the event is stored.
+	g.Go("http service and hiveserver picker", func(ctx context.Context) error {
+		return runBehind(ctx, func(ctx context.Context) error { return srv.Serve(ctx, ln) }, picker.Run)
+	})
 	return g.Run(ctx)
 }
 
 // namenodeComponents adds to g what serves beside srv: the HiveServer
 // picker (and its store) mounted on srv, and the watcher and publisher of
 // the ZooKeeper flags.
-func namenodeComponents(ctx context.Context, g *group, f *namenodeFlags, conf hadoopConf, srv *namenode.Server, log *slog.Logger) error {
+func namenodeComponents(ctx context.Context, g *group, f *namenodeFlags, conf hadoopConf, srv *namenode.Server, log *slog.Logger) (*hiveserver.Picker, error) {
 	var pub *discovery.Publisher // set before anything runs
 	w, err := f.hs2.watcher(log, func() {
 		if pub != nil {
@@ -85,7 +90,7 @@ func namenodeComponents(ctx context.Context, g *group, f *namenodeFlags, conf ha
 		}
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var sources []hiveserver.Source
 	if w != nil {
@@ -94,17 +99,16 @@ func namenodeComponents(ctx context.Context, g *group, f *namenodeFlags, conf ha
 	}
 	picker, store, err := openHiveserver(ctx, f.store, f.hiveservers, sources, conf, log)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	g.Cleanup("hive event store", store.Close)
-	g.Cleanup("hiveserver picker", picker.Close)
 	mountPicker(srv, picker, time.Now)
 	eligible := func() []string {
 		now := time.Now()
 		return picker.Ranked(now, srv.SlowHosts(now))
 	}
 	if pub, err = f.hs2.publisher(log, eligible, w); err != nil || pub == nil {
-		return err
+		return picker, err
 	}
 	g.Go("hiveserver2 publisher", func(ctx context.Context) error {
 		err := pub.Run(ctx)
@@ -115,7 +119,7 @@ func namenodeComponents(ctx context.Context, g *group, f *namenodeFlags, conf ha
 		}
 		return err
 	})
-	return nil
+	return picker, nil
 }
 
 // config assembles the service's Config from the flags and the Hadoop

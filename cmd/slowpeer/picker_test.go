@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,8 +39,8 @@ func (c *testClock) Advance(d time.Duration) {
 	c.now = c.now.Add(d)
 }
 
-// newPickerServer is a Server with a HiveServer picker on a new SQLite
-// store mounted, knowing servers; both read the same fake clock.
+// newPickerServer is a Server with a running HiveServer picker on a
+// memory store mounted, knowing servers; both read the same fake clock.
 func newPickerServer(t *testing.T, servers ...string) (*namenode.Server, *testClock) {
 	t.Helper()
 	clock := &testClock{now: time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)}
@@ -52,21 +51,22 @@ func newPickerServer(t *testing.T, servers ...string) (*namenode.Server, *testCl
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, err := hiveserver.OpenStore(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "hive.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	cfg := hiveserver.DefaultConfig()
 	cfg.Servers = servers
 	cfg.Now = clock.Now
 	cfg.RandIntN = func(int) int { return 0 }
-	p, err := hiveserver.NewPicker(context.Background(), store, cfg)
+	p, err := hiveserver.New(cfg, &hiveserver.MemoryStore{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan error, 1)
+	go func() { ran <- p.Run(ctx) }()
 	t.Cleanup(func() {
-		p.Close()
-		store.Close()
+		cancel()
+		if err := <-ran; err != nil {
+			t.Error(err)
+		}
 	})
 	mountPicker(s, p, clock.Now)
 	return s, clock

@@ -1,4 +1,4 @@
-package hiveserver
+package sqlstore
 
 import (
 	"context"

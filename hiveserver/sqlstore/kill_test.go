@@ -1,4 +1,4 @@
-package hiveserver
+package sqlstore
 
 import (
 	"bufio"
@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/slowpeer/slowpeer/hiveserver"
 )
 
 // killHelperEnv, set to a store DSN, turns TestKillHelperProcess into the
@@ -31,28 +33,32 @@ func TestKillHelperProcess(t *testing.T) {
 		t.Skip("the service that TestSIGKILL starts and kills")
 	}
 	ctx := context.Background()
-	s, err := OpenStore(ctx, dsn)
+	s, err := Open(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := NewPicker(ctx, s, DefaultConfig())
+	p, err := hiveserver.New(hiveserver.DefaultConfig(), s)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := p.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	go p.Run(ctx) // until SIGKILL
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle(SendPath, p.SendHandler())
-	mux.Handle(ServersPath, p.ServersHandler(func() []string { return nil }))
+	mux.Handle(hiveserver.SendPath, p.SendHandler())
+	mux.Handle(hiveserver.ServersPath, p.ServersHandler(func() []string { return nil }))
 	fmt.Printf("LISTEN %s\n", ln.Addr())
 	t.Fatal(http.Serve(ln, mux)) // until SIGKILL
 }
 
 // sent is one event a client sent, and whether it got its 200.
 type sent struct {
-	e  Event
+	e  hiveserver.Event
 	ok bool
 }
 
@@ -89,8 +95,8 @@ func TestSIGKILL(t *testing.T) {
 		}
 		base := "http://" + addr
 		client := &http.Client{Timeout: 30 * time.Second}
-		send := func(e Event) bool {
-			resp, err := client.Post(base+SendPath, formType, strings.NewReader(e.Form().Encode()))
+		send := func(e hiveserver.Event) bool {
+			resp, err := client.Post(base+hiveserver.SendPath, formType, strings.NewReader(e.Form().Encode()))
 			if err != nil {
 				return false
 			}
@@ -102,9 +108,9 @@ func TestSIGKILL(t *testing.T) {
 		startMs := time.Now().Add(-time.Minute).UnixMilli()
 
 		// Phase A, quiet: 200 statements start, all answered.
-		var phaseA []Event
+		var phaseA []hiveserver.Event
 		for i := range 200 {
-			phaseA = append(phaseA, ev(servers[i%4], PreExec, fmt.Sprintf("a%d", i), "", startMs+int64(i)))
+			phaseA = append(phaseA, ev(servers[i%4], hiveserver.PreExec, fmt.Sprintf("a%d", i), "", startMs+int64(i)))
 		}
 		parallel(8, len(phaseA), func(i int) {
 			if !send(phaseA[i]) {
@@ -115,11 +121,11 @@ func TestSIGKILL(t *testing.T) {
 			t.FailNow()
 		}
 		runningA := map[string]int{}
-		resp, err := client.Get(base + ServersPath)
+		resp, err := client.Get(base + hiveserver.ServersPath)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var list []Status
+		var list []hiveserver.Status
 		err = json.NewDecoder(resp.Body).Decode(&list)
 		resp.Body.Close()
 		if err != nil {
@@ -145,12 +151,12 @@ func TestSIGKILL(t *testing.T) {
 		parallel(8, 8, func(int) {
 			for {
 				i := int(next.Add(1)) - 1
-				var e Event
+				var e hiveserver.Event
 				if i%2 == 0 && i/2 < len(phaseA) {
 					e = phaseA[i/2]
-					e.Hook, e.TimeMs = PostExec, e.TimeMs+5000
+					e.Hook, e.TimeMs = hiveserver.PostExec, e.TimeMs+5000
 				} else {
-					e = ev(servers[i%4], PreExec, fmt.Sprintf("b%d", i), "", startMs+int64(i))
+					e = ev(servers[i%4], hiveserver.PreExec, fmt.Sprintf("b%d", i), "", startMs+int64(i))
 				}
 				ok := send(e)
 				mu.Lock()
@@ -180,7 +186,7 @@ func TestSIGKILL(t *testing.T) {
 
 		// Restart on the same store.
 		s := openStore(t, dsn)
-		p := openPicker(t, s, Config{})
+		p, _ := openPicker(t, s, hiveserver.Config{})
 		want := map[string]int{}
 		for k, v := range runningA {
 			want[k] = v
@@ -191,13 +197,13 @@ func TestSIGKILL(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			in := found && (b.e.Hook == PreExec && q.PreTimeMs == b.e.TimeMs || b.e.Hook == PostExec && q.PostTimeMs == b.e.TimeMs)
+			in := found && (b.e.Hook == hiveserver.PreExec && q.PreTimeMs == b.e.TimeMs || b.e.Hook == hiveserver.PostExec && q.PostTimeMs == b.e.TimeMs)
 			if b.ok && !in {
 				t.Errorf("event answered 200 is lost: %+v (row %+v, %v)", b.e, q, found)
 			}
 			if in {
 				stored++
-				if b.e.Hook == PreExec {
+				if b.e.Hook == hiveserver.PreExec {
 					want[b.e.Server]++
 				} else {
 					want[b.e.Server]--

@@ -1,0 +1,194 @@
+package hiveserver
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestMergeBatch pins the row of the original design that a sequence of
+// events leaves, whether the events come in one batch or one each.
+func TestMergeBatch(t *testing.T) {
+	s := &MemoryStore{}
+	ctx := context.Background()
+	n := 0
+	f := func(name string, events []Event, want Query) {
+		t.Helper()
+		for _, batched := range []bool{true, false} {
+			n++
+			id := fmt.Sprintf("q%d", n)
+			for i := range events {
+				events[i].QueryID = id
+			}
+			if batched {
+				if _, err := s.Commit(ctx, events); err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+			} else {
+				for _, e := range events {
+					if _, err := s.Commit(ctx, []Event{e}); err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+				}
+			}
+			got, ok := s.Lookup("hs1:10000", id)
+			w := want
+			w.Server, w.QueryID = "hs1:10000", id
+			if !ok || got != w {
+				t.Errorf("%s (batched %v):\n got %+v, %v\nwant %+v", name, batched, got, ok, w)
+			}
+		}
+	}
+	e := func(hook Hook, job, text string, ms int64) Event {
+		return Event{Server: "hs1:10000", Hook: hook, QueryStr: text, JobName: job, TimeMs: ms}
+	}
+	f("start", []Event{e(PreExec, "j", "SELECT 1", 100)},
+		Query{Hook: PreExec, QueryStr: "SELECT 1", JobName: "j", PreTimeMs: 100})
+	f("start then end", []Event{e(PreExec, "j", "SELECT 1", 100), e(PostExec, "j", "SELECT 1", 250)},
+		Query{Hook: PostExec, QueryStr: "SELECT 1", JobName: "j", PreTimeMs: 100, PostTimeMs: 250})
+	f("end without start is kept", []Event{e(OnFailure, "j", "SELECT 1", 250)},
+		Query{Hook: OnFailure, QueryStr: "SELECT 1", JobName: "j", PostTimeMs: 250})
+	f("late start completes the row", []Event{e(PostExec, "j", "SELECT 1", 250), e(PreExec, "j", "SELECT 1", 100)},
+		Query{Hook: PostExec, QueryStr: "SELECT 1", JobName: "j", PreTimeMs: 100, PostTimeMs: 250})
+	f("the same event twice", []Event{e(PreExec, "j", "SELECT 1", 100), e(PreExec, "j", "SELECT 1", 100)},
+		Query{Hook: PreExec, QueryStr: "SELECT 1", JobName: "j", PreTimeMs: 100})
+	f("the first start wins", []Event{e(PreExec, "j", "SELECT 1", 100), e(PreExec, "k", "SELECT 2", 90)},
+		Query{Hook: PreExec, QueryStr: "SELECT 1", JobName: "j", PreTimeMs: 100})
+	f("the first end wins", []Event{e(PreExec, "j", "S", 100), e(OnFailure, "j", "S", 300), e(PostExec, "j", "S", 200)},
+		Query{Hook: OnFailure, QueryStr: "S", JobName: "j", PreTimeMs: 100, PostTimeMs: 300})
+	f("empty fields are filled later", []Event{e(PreExec, "", "", 100), e(PostExec, "j", "SELECT 3", 200)},
+		Query{Hook: PostExec, QueryStr: "SELECT 3", JobName: "j", PreTimeMs: 100, PostTimeMs: 200})
+	if _, ok := s.Lookup("hs1:10000", "never"); ok {
+		t.Errorf("Lookup of a missing row found one")
+	}
+}
+
+// TestMergeBatchChanges pins what one batch returns: a change per event
+// that changed its row, without text; each changed row once, in the
+// order of its first change; the job deltas; the servers' latest event.
+func TestMergeBatchChanges(t *testing.T) {
+	stored := map[QueryKey]Query{
+		{"a:1", "done"}: {Server: "a:1", QueryID: "done", Hook: PostExec, QueryStr: "S", JobName: "j", PreTimeMs: 100, PostTimeMs: 300},
+		{"a:1", "open"}: {Server: "a:1", QueryID: "open", Hook: PreExec, QueryStr: "S", JobName: "j", PreTimeMs: 100},
+	}
+	b := MergeBatch(stored, []Event{
+		ev("b:1", PreExec, "new", "k", 50),
+		ev("a:1", PostExec, "open", "j", 500),
+		ev("a:1", PostExec, "done", "j", 900), // the first end won: nothing
+		ev("b:1", PostExec, "new", "k", 80),
+	})
+	open := stored[QueryKey{"a:1", "open"}]
+	open.QueryStr = ""
+	want := Batch{
+		Changes: []Change{
+			{After: Query{Server: "b:1", QueryID: "new", Hook: PreExec, JobName: "k", PreTimeMs: 50}, EventMs: 50},
+			{Before: open, Existed: true, After: Query{Server: "a:1", QueryID: "open", Hook: PostExec, JobName: "j", PreTimeMs: 100, PostTimeMs: 500}, EventMs: 500},
+			{Before: Query{Server: "b:1", QueryID: "new", Hook: PreExec, JobName: "k", PreTimeMs: 50}, Existed: true,
+				After: Query{Server: "b:1", QueryID: "new", Hook: PostExec, JobName: "k", PreTimeMs: 50, PostTimeMs: 80}, EventMs: 80},
+		},
+		Rows: []Query{
+			{Server: "b:1", QueryID: "new", Hook: PostExec, QueryStr: "SELECT 'new'", JobName: "k", PreTimeMs: 50, PostTimeMs: 80},
+			{Server: "a:1", QueryID: "open", Hook: PostExec, QueryStr: "S", JobName: "j", PreTimeMs: 100, PostTimeMs: 500},
+		},
+		Jobs:    map[string]JobTotals{"j": {1, 400}, "k": {1, 30}},
+		Servers: map[string]int64{"a:1": 500, "b:1": 80},
+	}
+	if !reflect.DeepEqual(b, want) {
+		t.Errorf("MergeBatch:\n got %+v\nwant %+v", b, want)
+	}
+	if len(stored) != 2 || stored[QueryKey{"a:1", "open"}].PostTimeMs != 0 {
+		t.Errorf("MergeBatch modified stored: %+v", stored)
+	}
+}
+
+// TestWorkloadMatchesStore applies random event sequences (repeats, ends
+// before starts, conflicting events) in random batches: the workload
+// built incrementally from the changes must equal the workload loaded
+// afresh, and the stored job histories those recomputed from the rows.
+func TestWorkloadMatchesStore(t *testing.T) {
+	s := &MemoryStore{}
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(1, 2))
+	w := newWorkload(Snapshot{})
+	for round := range 50 {
+		changes, err := s.Commit(ctx, randomEvents(rng))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range changes {
+			w.apply(c)
+		}
+		snap, err := s.Snapshot(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := describe(w), describe(newWorkload(snap)); !reflect.DeepEqual(got, want) {
+			t.Fatalf("round %d: incremental workload\n%v\nloaded workload\n%v", round, got, want)
+		}
+		want := map[string]JobTotals{}
+		s.mu.Lock()
+		for _, q := range s.rows {
+			if job, ms, ok := q.history(); ok {
+				t := want[job]
+				want[job] = JobTotals{t.Finished + 1, t.TotalMs + ms}
+			}
+		}
+		s.mu.Unlock()
+		got := map[string]JobTotals{}
+		for job, t := range snap.Jobs {
+			if t != (JobTotals{}) {
+				got[job] = t
+			}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("round %d: job histories %v, recomputed from the rows %v", round, got, want)
+		}
+	}
+}
+
+// randomEvents is up to 40 events on few statements, so that they
+// repeat, conflict and arrive out of order.
+func randomEvents(rng *rand.Rand) []Event {
+	servers := []string{"hs1:10000", "hs2:10000", "[::1]:10001"}
+	jobs := []string{"", "daily", "hourly", "日报"}
+	hooks := []Hook{PreExec, PreExec, PostExec, OnFailure}
+	var events []Event
+	for range 1 + rng.IntN(40) {
+		events = append(events, Event{
+			Server:   servers[rng.IntN(len(servers))],
+			Hook:     hooks[rng.IntN(len(hooks))],
+			QueryID:  fmt.Sprintf("q%d", rng.IntN(25)),
+			QueryStr: []string{"", "SELECT 1"}[rng.IntN(2)],
+			JobName:  jobs[rng.IntN(len(jobs))],
+			TimeMs:   at(time.Duration(rng.IntN(3600)) * time.Second),
+		})
+	}
+	return events
+}
+
+// describe renders a workload as plain values for comparison.
+func describe(w *workload) map[string]string {
+	out := map[string]string{}
+	for name, s := range w.servers {
+		var qs []string
+		for _, q := range s.running {
+			j := JobTotals{}
+			if q.job != nil {
+				j = JobTotals{q.job.finished, q.job.totalMs}
+			}
+			qs = append(qs, fmt.Sprintf("%s@%d%v", q.id, q.preMs, j))
+		}
+		slices.Sort(qs)
+		out[name] = fmt.Sprintf("last %d running %v lost %v", s.lastEventMs, qs, s.lost)
+	}
+	for name, j := range w.jobs {
+		if j.finished != 0 || j.totalMs != 0 {
+			out["job "+name] = fmt.Sprintf("%d %d %d", j.finished, j.totalMs, j.meanMs)
+		}
+	}
+	return out
+}
