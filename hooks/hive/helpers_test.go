@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -20,26 +21,51 @@ import (
 )
 
 // compileHook compiles the hook, the compile-only Hive declarations and the
-// driver for Java 8 (Hive 3.1's Java) into a directory and returns it.
-// Warnings fail the test: the hook must compile cleanly.
+// driver for Java 8 (Hive 3.1's Java) into a directory and returns it,
+// once for all the tests. Warnings fail the test: the hook must compile
+// cleanly.
 func compileHook(t *testing.T) string {
 	t.Helper()
 	javac := testenv.Command(t, "javac")
-	out := filepath.Join(t.TempDir(), "classes")
-	var sources []string
-	for _, root := range []string{"src/main/java", "src/test/stubs", "src/test/driver"} {
-		filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
-			if err == nil && strings.HasSuffix(path, ".java") {
-				sources = append(sources, path)
-			}
-			return err
-		})
+	compiled.once.Do(func() {
+		compiled.dir, compiled.err = os.MkdirTemp("", "slowpeer-hook-classes-")
+		if compiled.err != nil {
+			return
+		}
+		var sources []string
+		for _, root := range []string{"src/main/java", "src/test/stubs", "src/test/driver"} {
+			filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+				if err == nil && strings.HasSuffix(path, ".java") {
+					sources = append(sources, path)
+				}
+				return err
+			})
+		}
+		args := append([]string{"--release", "8", "-Xlint:all", "-Xlint:-options", "-Werror", "-encoding", "UTF-8", "-d", compiled.dir}, sources...)
+		if b, err := exec.Command(javac, args...).CombinedOutput(); err != nil {
+			compiled.err = fmt.Errorf("javac: %v\n%s", err, b)
+		}
+	})
+	if compiled.err != nil {
+		t.Fatal(compiled.err)
 	}
-	args := append([]string{"--release", "8", "-Xlint:all", "-Xlint:-options", "-Werror", "-encoding", "UTF-8", "-d", out}, sources...)
-	if b, err := exec.Command(javac, args...).CombinedOutput(); err != nil {
-		t.Fatalf("javac: %v\n%s", err, b)
+	return compiled.dir
+}
+
+// compiled is the output of compileHook, shared by the tests and removed
+// by TestMain.
+var compiled struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if compiled.dir != "" {
+		os.RemoveAll(compiled.dir)
 	}
-	return out
+	os.Exit(code)
 }
 
 // buildSlowpeer builds the slowpeer binary into a temporary directory.
