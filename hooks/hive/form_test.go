@@ -59,6 +59,7 @@ func TestHookFormMatchesReference(t *testing.T) {
 // TestHookFormCleansJobName checks what the hook does to a job name the
 // service would refuse: control characters become blanks, surrounding
 // blanks go, and more than 255 bytes are cut at a whole character.
+// (TestHookFormCutsQueryStr checks the same cut on a statement.)
 func TestHookFormCleansJobName(t *testing.T) {
 	classes := compileHook(t)
 	long := strings.Repeat("é", 200) // 400 bytes
@@ -88,6 +89,47 @@ func TestHookFormCleansJobName(t *testing.T) {
 		}
 		if job := form.Get("jobName"); job != c.want {
 			t.Errorf("jobName %q sent as %q, want %q", c.jobName, job, c.want)
+		}
+	}
+}
+
+// TestHookFormCutsQueryStr checks that a statement over the service's
+// 4 MiB is cut to at most 4 MiB of whole characters, so the service takes
+// it rather than refusing the event, and that NUL, which the service
+// refuses, becomes a blank.
+func TestHookFormCutsQueryStr(t *testing.T) {
+	classes := compileHook(t)
+	const limit = 4 << 20
+	cases := []struct{ queryStr, want string }{
+		{strings.Repeat("a", limit), strings.Repeat("a", limit)},
+		{strings.Repeat("a", limit+1), strings.Repeat("a", limit)},
+		// A 4-byte character across the limit goes whole.
+		{strings.Repeat("a", limit-2) + "😀b", strings.Repeat("a", limit-2)},
+		{"SELECT '\x00'", "SELECT ' '"},
+	}
+	var props strings.Builder
+	for i, c := range cases {
+		n := i + 1
+		fmt.Fprintf(&props, "form.%d.server=h\nform.%d.hook=PRE_EXEC_HOOK\nform.%d.queryId=q\nform.%d.queryStr=%s\nform.%d.jobName=\nform.%d.timestamp=1\n",
+			n, n, n, n, escape(c.queryStr), n, n)
+	}
+	fmt.Fprintf(&props, "forms=%d\n", len(cases))
+	stdout, _ := runDriver(t, classes, props.String())
+	got := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+	if len(got) != len(cases) {
+		t.Fatalf("driver printed %d bodies for %d cases", len(got), len(cases))
+	}
+	for i, c := range cases {
+		form, err := url.ParseQuery(got[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := url.QueryUnescape(form.Get("queryStr"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if q != c.want {
+			t.Errorf("case %d: queryStr of %d bytes sent as %d bytes, want %d", i, len(c.queryStr), len(q), len(c.want))
 		}
 	}
 }
