@@ -28,6 +28,7 @@ var commands = []command{
 	{"report", "print the slow-node report of a NameNode-side service", runReport},
 	{"hiveserver", "ask a NameNode-side service which HiveServer to use", runHiveserver},
 	{"demo", "run a service and a dozen agents on loopback, one of them slow", runDemo},
+	{"version", "print slowpeer's version and VCS revision (also -version)", runVersion},
 }
 
 // usageError marks an error in the command line or in the input: the
@@ -53,6 +54,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		printHelp(stdout)
 		return 0
+	}
+	if args[0] == "-version" || args[0] == "--version" {
+		args = append([]string{"version"}, args[1:]...)
 	}
 	for _, c := range commands {
 		if c.name != args[0] {

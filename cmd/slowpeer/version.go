@@ -1,0 +1,56 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"runtime/debug"
+)
+
+// devVersion is the version of a build that carries none: a plain go build
+// of a checkout without a release tag reports "(devel)".
+const devVersion = "v0.0.0-dev"
+
+// revisionDigits is how much of the VCS revision the version line shows,
+// as much as git's short hashes of a large repository.
+const revisionDigits = 12
+
+// runVersion runs "slowpeer version" (also "slowpeer -version"): it prints
+// one line, "slowpeer VERSION (revision REV[, modified])", from the build
+// information the Go toolchain stamps into the binary.
+func runVersion(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("version", "", stderr)
+	if err := parseFlagsOnly(fs, args); err != nil {
+		return err
+	}
+	info, _ := debug.ReadBuildInfo()
+	_, err := fmt.Fprintln(stdout, versionLine(info))
+	return err
+}
+
+// versionLine formats the version of a build from its build information,
+// which may be nil (a binary built without module support).
+func versionLine(info *debug.BuildInfo) string {
+	version, revision, modified := devVersion, "unknown", false
+	if info != nil {
+		if v := info.Main.Version; v != "" && v != "(devel)" {
+			version = v
+		}
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				revision = s.Value
+				if len(revision) > revisionDigits {
+					revision = revision[:revisionDigits]
+				}
+			case "vcs.modified":
+				modified = s.Value == "true"
+			}
+		}
+	}
+	line := fmt.Sprintf("slowpeer %s (revision %s", version, revision)
+	if modified {
+		line += ", modified"
+	}
+	return line + ")"
+}
