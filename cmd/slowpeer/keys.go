@@ -198,4 +198,3 @@ func formatDuration(d time.Duration) string {
 	}
 	panic("BUG: no time unit divides " + d.String())
 }
-
