@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,6 +15,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/slowpeer/slowpeer/discovery"
+	"github.com/slowpeer/slowpeer/internal/testenv"
 )
 
 // eventually polls cond every 20 ms until it holds, for at most 30 s.
@@ -32,14 +32,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 
 func testZooKeeper(t *testing.T) string {
 	t.Helper()
-	s := os.Getenv("SLOWPEER_TEST_ZK")
-	if s == "" {
-		if os.Getenv("SLOWPEER_REQUIRE_SERVICES") == "1" {
-			t.Fatal("SLOWPEER_TEST_ZK is not set and SLOWPEER_REQUIRE_SERVICES=1")
-		}
-		t.Skip("SLOWPEER_TEST_ZK is not set")
-	}
-	return s
+	return testenv.Env(t, testenv.ZooKeeperEnv)
 }
 
 // registerHS2 registers a HiveServer2 at host:port under /ns as
