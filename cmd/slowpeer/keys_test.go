@@ -179,3 +179,47 @@ func TestDefines(t *testing.T) {
 		t.Fatal("defaults need -D options")
 	}
 }
+
+// FuzzKeys: whatever the value of whatever key of the daemons, applying it
+// is an error naming the key and the value, or sets a value that format
+// writes so that it reads back the same.
+func FuzzKeys(f *testing.F) {
+	f.Add(0, "3")
+	f.Add(4, "2.5")
+	f.Add(9, "64k")
+	f.Add(15, "0x10")
+	f.Add(17, "9223372036854775807ns")
+	f.Fuzz(func(t *testing.T, i int, value string) {
+		if strings.TrimSpace(value) == "" {
+			return // unset: the default stays, which need not be writable (0: never)
+		}
+		n := len(datanodeKeys) + len(namenodeKeys) + len(hiveserverKeys)
+		switch i = (i%n + n) % n; {
+		case i < len(datanodeKeys):
+			roundTrip(t, datanodeKeys[i], datanode.DefaultConfig, value)
+		case i < len(datanodeKeys)+len(namenodeKeys):
+			roundTrip(t, namenodeKeys[i-len(datanodeKeys)], namenode.DefaultConfig, value)
+		default:
+			roundTrip(t, hiveserverKeys[i-len(datanodeKeys)-len(namenodeKeys)], hiveserver.DefaultConfig, value)
+		}
+	})
+}
+
+func roundTrip[C any](t *testing.T, k key[C], def func() C, value string) {
+	t.Helper()
+	cfg, again := def(), def()
+	err := keys[C]{k}.apply(hadoopConf{k.name: value}, &cfg)
+	if err != nil {
+		if !strings.HasPrefix(err.Error(), "configuration "+k.name+": ") {
+			t.Fatalf("%s=%q: %v does not name the key", k.name, value, err)
+		}
+		return
+	}
+	wrote := k.format(&cfg)
+	if err := k.set(&again, wrote); err != nil {
+		t.Fatalf("%s=%q: set, written %s, which does not read back: %v", k.name, value, wrote, err)
+	}
+	if read := k.format(&again); read != wrote {
+		t.Fatalf("%s=%q: set, written %s, read back as %s", k.name, value, wrote, read)
+	}
+}
