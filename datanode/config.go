@@ -5,74 +5,6 @@ import (
 	"net"
 	"net/http"
 	"time"
-
-	"github.com/slowpeer/slowpeer/outlier"
-	"github.com/slowpeer/slowpeer/rolling"
-)
-
-// Defaults of the Hadoop keys the agent reads (DESIGN.md, "Configuration").
-const (
-	// DefaultHeartbeatInterval is the default of dfs.heartbeat.interval.
-	DefaultHeartbeatInterval = 3 * time.Second
-	// DefaultReportInterval is the default of
-	// dfs.datanode.outliers.report.interval.
-	DefaultReportInterval = 30 * time.Minute
-	// DefaultMinOutlierDetectionSamples is the default of
-	// dfs.datanode.peer.metrics.min.outlier.detection.samples.
-	DefaultMinOutlierDetectionSamples = 1000
-	// DefaultMinOutlierDetectionNodes is the default of
-	// dfs.datanode.min.outlier.detection.nodes.
-	DefaultMinOutlierDetectionNodes = outlier.DefaultMinResources
-	// DefaultLowThreshold is the default of
-	// dfs.datanode.slowpeer.low.threshold.ms.
-	DefaultLowThreshold = outlier.DefaultLowThreshold
-	// DefaultRollingWindow is the default of slowpeer.rolling.window.
-	DefaultRollingWindow = rolling.DefaultWindow
-	// DefaultRollingWindows is the default of slowpeer.rolling.windows.
-	DefaultRollingWindows = rolling.DefaultWindows
-)
-
-// Defaults of slowpeer's own keys.
-const (
-	// DefaultProbeInterval is the default of slowpeer.probe.interval: the
-	// agent starts one probe block a second.
-	DefaultProbeInterval = time.Second
-	// DefaultProbePackets is the default of slowpeer.probe.packets.
-	DefaultProbePackets = 16
-	// DefaultProbePacketBytes is the default of slowpeer.probe.packet.size,
-	// HDFS's default write packet size (dfs.client-write-packet-size).
-	DefaultProbePacketBytes = 64 << 10
-	// DefaultProbeMaxBytesPerSecond is the default of
-	// slowpeer.probe.max.bandwidth: 4 MiB/s, four times what the defaults
-	// above inject (16 × 64 KiB a second), so that the defaults pass and a
-	// slip such as slowpeer.probe.packet.size=64m does not.
-	DefaultProbeMaxBytesPerSecond = 4 << 20
-	// DefaultProbeTimeout is the default of slowpeer.probe.timeout: how long
-	// one network operation of a probe may take (a dial, a packet, or one
-	// hop's acknowledgement).
-	DefaultProbeTimeout = 10 * time.Second
-	// DefaultHadoopJMXInterval is the default of slowpeer.hadoop.jmx.interval:
-	// how often the agent reads a Hadoop DataNode's /jmx.
-	DefaultHadoopJMXInterval = time.Minute
-	// DefaultMaxRetryBackoff is the default of
-	// slowpeer.heartbeat.max.backoff: the longest pause between two
-	// attempts to reach a NameNode-side service that keeps failing.
-	DefaultMaxRetryBackoff = 30 * time.Second
-	// DefaultProgressInterval is how often the agent logs a summary of what
-	// it did.
-	DefaultProgressInterval = time.Minute
-)
-
-// Hard limits, not configurable.
-const (
-	// MaxProbePacketBytes is the largest probe packet payload, HDFS's
-	// PacketReceiver.MAX_PACKET_SIZE (16 MiB).
-	MaxProbePacketBytes = 16 << 20
-	// MaxProbePackets is the largest number of packets in one probe block.
-	MaxProbePackets = 1 << 16
-	// MaxInboundProbes is the most probe connections the data port serves at
-	// once; more are closed as soon as they are accepted, and counted.
-	MaxInboundProbes = 16
 )
 
 // Config is the configuration of one DataNode-side agent. The fields that
@@ -195,9 +127,46 @@ func DefaultConfig() Config {
 		ProbeMaxBytesPerSecond:     DefaultProbeMaxBytesPerSecond,
 		ProbeTimeout:               DefaultProbeTimeout,
 		HadoopJMXInterval:          DefaultHadoopJMXInterval,
+		HadoopJMXPeerPort:          DefaultHadoopJMXPeerPort,
 		MaxRetryBackoff:            DefaultMaxRetryBackoff,
 		ProgressInterval:           DefaultProgressInterval,
 	}
+}
+
+// DefaultLocalConfig returns DefaultConfig shortened from minutes to
+// seconds for a cluster on one machine (the demo, end-to-end tests), where
+// a slow node must show within seconds. The service of such a cluster uses
+// namenode.DefaultLocalConfig, which expects this schedule.
+//
+// What limits the time to detect is how fast every agent times more than
+// MinOutlierDetectionSamples packets of at least MinOutlierDetectionNodes
+// peers: a probe block gives its samples to one (next-to-last, last) pair,
+// and a block through a slow node takes ProbePackets × its delay. Short
+// blocks of small packets, started often, cover the pairs soonest: with 12
+// agents on loopback an agent has tested all its peers after 6 to 10 s
+// (2.5 MiB/s of probe payload per agent, about 20 % of one core for the 12
+// on a 2-core VM), so the second or third report names a slow node.
+//
+//   - HeartbeatInterval 1s (not 3s) and ReportInterval 5s (not 30m): a
+//     report at most R + H after the one before.
+//   - MaxRetryBackoff 2s (not 30s): an agent started before its service
+//     reaches it within two heartbeats.
+//   - MinOutlierDetectionSamples 20 (not 1000): enough packets for an
+//     average of a loopback link within a second of probing.
+//   - ProbeInterval 50ms, ProbePackets 8, ProbePacketBytes 16 KiB (not 1s,
+//     16, 64 KiB): 2.5 MiB/s, under ProbeMaxBytesPerSecond.
+//   - ProbeTimeout 5s (not 10s): a stuck probe is given up sooner.
+//
+// The rolling windows keep Hadoop's 5 × 36 minutes: a local cluster does
+// not live long enough for them to expire.
+func DefaultLocalConfig() Config {
+	c := DefaultConfig()
+	c.HeartbeatInterval, c.ReportInterval = time.Second, 5*time.Second
+	c.MaxRetryBackoff = 2 * time.Second
+	c.MinOutlierDetectionSamples = 20
+	c.ProbeInterval, c.ProbePackets, c.ProbePacketBytes = 50*time.Millisecond, 8, 16<<10
+	c.ProbeTimeout = 5 * time.Second
+	return c
 }
 
 // ProbeBytesPerSecond returns the probe payload this agent injects per

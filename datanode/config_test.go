@@ -90,3 +90,18 @@ func TestNewPeerMetricsPanics(t *testing.T) {
 	c.RollingWindows = 0
 	NewPeerMetrics(c)
 }
+
+func TestDefaultLocalConfig(t *testing.T) {
+	c := DefaultLocalConfig()
+	c.ID, c.NameNodes = "127.0.0.1:9866", []string{"http://127.0.0.1:9871"}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	// 8 packets of 16 KiB every 50 ms: 2.5 MiB/s, under the 4 MiB/s bound.
+	if got := c.ProbeBytesPerSecond(); got != 2.5*(1<<20) {
+		t.Fatalf("ProbeBytesPerSecond = %v, want 2.5 MiB", got)
+	}
+	if c.HeartbeatInterval != time.Second || c.ReportInterval != 5*time.Second {
+		t.Fatalf("DefaultLocalConfig = %+v", c)
+	}
+}

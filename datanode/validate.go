@@ -38,15 +38,15 @@ func (c Config) Validate() error {
 	}
 	switch {
 	case c.HeartbeatInterval <= 0:
-		return fmt.Errorf("dfs.heartbeat.interval: %v is not positive", c.HeartbeatInterval)
+		return fmt.Errorf("%s: %v is not positive", HeartbeatIntervalKey, c.HeartbeatInterval)
 	case c.ReportInterval <= 0:
-		return fmt.Errorf("dfs.datanode.outliers.report.interval: %v is not positive", c.ReportInterval)
+		return fmt.Errorf("%s: %v is not positive", ReportIntervalKey, c.ReportInterval)
 	case c.MaxRetryBackoff < c.HeartbeatInterval:
-		return fmt.Errorf("slowpeer.heartbeat.max.backoff: %v is shorter than dfs.heartbeat.interval %v", c.MaxRetryBackoff, c.HeartbeatInterval)
+		return fmt.Errorf("%s: %v is shorter than %s %v", MaxRetryBackoffKey, c.MaxRetryBackoff, HeartbeatIntervalKey, c.HeartbeatInterval)
 	case c.HadoopJMX != "" && c.HadoopJMXInterval <= 0:
-		return fmt.Errorf("slowpeer.hadoop.jmx.interval: %v is not positive", c.HadoopJMXInterval)
+		return fmt.Errorf("%s: %v is not positive", HadoopJMXIntervalKey, c.HadoopJMXInterval)
 	case c.HadoopJMXPeerPort < 0 || c.HadoopJMXPeerPort > 65535:
-		return fmt.Errorf("slowpeer.hadoop.jmx.peer.port: %d is outside [0, 65535]", c.HadoopJMXPeerPort)
+		return fmt.Errorf("%s: %d is outside [0, 65535]", HadoopJMXPeerPortKey, c.HadoopJMXPeerPort)
 	}
 	return nil
 }
@@ -87,15 +87,15 @@ func (c Config) validateSources() error {
 func (c Config) validateMetrics() error {
 	switch {
 	case c.MinOutlierDetectionSamples < 0:
-		return fmt.Errorf("dfs.datanode.peer.metrics.min.outlier.detection.samples: %d is negative", c.MinOutlierDetectionSamples)
+		return fmt.Errorf("%s: %d is negative", MinOutlierDetectionSamplesKey, c.MinOutlierDetectionSamples)
 	case c.MinOutlierDetectionNodes < 1:
-		return fmt.Errorf("dfs.datanode.min.outlier.detection.nodes: %d is less than 1", c.MinOutlierDetectionNodes)
+		return fmt.Errorf("%s: %d is less than 1", MinOutlierDetectionNodesKey, c.MinOutlierDetectionNodes)
 	case c.LowThreshold < 0:
-		return fmt.Errorf("dfs.datanode.slowpeer.low.threshold.ms: %v is negative", c.LowThreshold)
+		return fmt.Errorf("%s: %v is negative", LowThresholdKey, c.LowThreshold)
 	case c.RollingWindow <= 0:
-		return fmt.Errorf("slowpeer.rolling.window: %v is not positive", c.RollingWindow)
+		return fmt.Errorf("%s: %v is not positive", RollingWindowKey, c.RollingWindow)
 	case c.RollingWindows < 1:
-		return fmt.Errorf("slowpeer.rolling.windows: %d is less than 1", c.RollingWindows)
+		return fmt.Errorf("%s: %d is less than 1", RollingWindowsKey, c.RollingWindows)
 	}
 	return nil
 }
@@ -103,15 +103,15 @@ func (c Config) validateMetrics() error {
 func (c Config) validateProbes() error {
 	switch {
 	case c.ProbeInterval <= 0:
-		return fmt.Errorf("slowpeer.probe.interval: %v is not positive", c.ProbeInterval)
+		return fmt.Errorf("%s: %v is not positive", ProbeIntervalKey, c.ProbeInterval)
 	case c.ProbePackets < 1 || c.ProbePackets > MaxProbePackets:
-		return fmt.Errorf("slowpeer.probe.packets: %d is outside [1, %d]", c.ProbePackets, MaxProbePackets)
+		return fmt.Errorf("%s: %d is outside [1, %d]", ProbePacketsKey, c.ProbePackets, MaxProbePackets)
 	case c.ProbePacketBytes < 1 || c.ProbePacketBytes > MaxProbePacketBytes:
-		return fmt.Errorf("slowpeer.probe.packet.size: %d is outside [1, %d]", c.ProbePacketBytes, MaxProbePacketBytes)
+		return fmt.Errorf("%s: %d is outside [1, %d]", ProbePacketBytesKey, c.ProbePacketBytes, MaxProbePacketBytes)
 	case c.ProbeMaxBytesPerSecond < 1:
-		return fmt.Errorf("slowpeer.probe.max.bandwidth: %d is less than 1", c.ProbeMaxBytesPerSecond)
+		return fmt.Errorf("%s: %d is less than 1", ProbeMaxBytesPerSecondKey, c.ProbeMaxBytesPerSecond)
 	case c.ProbeTimeout <= 0:
-		return fmt.Errorf("slowpeer.probe.timeout: %v is not positive", c.ProbeTimeout)
+		return fmt.Errorf("%s: %v is not positive", ProbeTimeoutKey, c.ProbeTimeout)
 	}
 	if bps := c.ProbeBytesPerSecond(); bps > float64(c.ProbeMaxBytesPerSecond) {
 		return fmt.Errorf("probes would send %.0f bytes/s (slowpeer.probe.packets %d × slowpeer.probe.packet.size %d / slowpeer.probe.interval %v), more than slowpeer.probe.max.bandwidth %d",

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+
+	"github.com/slowpeer/slowpeer/reports"
 )
 
 // The Hadoop keys the service reads, with their defaults. The command line
@@ -13,16 +15,16 @@ import (
 const (
 	// HeartbeatIntervalKey is the DataNodes' heartbeat period. Hadoop reads
 	// a bare number in seconds.
-	HeartbeatIntervalKey = "dfs.heartbeat.interval"
+	HeartbeatIntervalKey = reports.HeartbeatIntervalKey
 	// DefaultHeartbeatInterval is Hadoop's DFS_HEARTBEAT_INTERVAL_DEFAULT.
-	DefaultHeartbeatInterval = 3 * time.Second
+	DefaultHeartbeatInterval = reports.DefaultHeartbeatInterval
 
 	// OutliersReportIntervalKey is how often a DataNode sends its
 	// slow-peer report. A bare number is milliseconds.
-	OutliersReportIntervalKey = "dfs.datanode.outliers.report.interval"
+	OutliersReportIntervalKey = reports.OutliersReportIntervalKey
 	// DefaultOutliersReportInterval is Hadoop's
 	// DFS_DATANODE_OUTLIERS_REPORT_INTERVAL_DEFAULT.
-	DefaultOutliersReportInterval = 30 * time.Minute
+	DefaultOutliersReportInterval = reports.DefaultOutliersReportInterval
 
 	// HeartbeatRecheckIntervalKey is the NameNode's dead-node recheck
 	// period. A bare number is milliseconds.
@@ -114,6 +116,25 @@ func DefaultConfig() Config {
 		MaxSlowPeerCollectNodes:  DefaultMaxSlowPeerCollectNodes,
 		ShutdownTimeout:          DefaultShutdownTimeout,
 	}
+}
+
+// DefaultLocalConfig returns DefaultConfig with the DataNodes' schedule
+// shortened from minutes to seconds, as datanode.DefaultLocalConfig sends
+// it, for a cluster on one machine (the demo, end-to-end tests) where a
+// slow node must show within seconds:
+//
+//   - HeartbeatInterval 1s (not 3s): the dead-node rule expects the
+//     agents' faster heartbeats.
+//   - OutliersReportInterval 5s (not 30m): a report stays valid for 15s, so
+//     a node that stops being reported slow leaves /slowpeers quickly.
+//
+// HeartbeatRecheckInterval keeps its 5m: on loopback no DataNode dies
+// unless asked to.
+func DefaultLocalConfig() Config {
+	c := DefaultConfig()
+	c.HeartbeatInterval = time.Second
+	c.OutliersReportInterval = 5 * time.Second
+	return c
 }
 
 // ReportValidity is how long a slow-peer report counts: three times the

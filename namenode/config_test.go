@@ -60,3 +60,14 @@ func TestDeadAfter(t *testing.T) {
 		t.Fatalf("default ReportValidity = %v, want 3 × 30m", got)
 	}
 }
+
+func TestDefaultLocalConfig(t *testing.T) {
+	c := DefaultLocalConfig()
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	// Seconds, not minutes: a report stays valid for 15s.
+	if c.HeartbeatInterval != time.Second || c.ReportValidity() != 15*time.Second {
+		t.Fatalf("DefaultLocalConfig = %+v", c)
+	}
+}

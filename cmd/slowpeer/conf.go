@@ -13,9 +13,9 @@ import (
 )
 
 // hadoopConf is the flat key/value configuration of a daemon: the files of
-// a Hadoop configuration directory overlaid with -D options. The typed
-// getters parse values as Hadoop's Configuration does and name the key and
-// the value in their errors.
+// a Hadoop configuration directory overlaid with -D options. The daemons'
+// key tables (keytables.go) read it, parsing values as Hadoop's
+// Configuration does.
 type hadoopConf map[string]string
 
 // confFlags are the -conf DIR and -D key=value flags shared by the daemons.
@@ -24,7 +24,19 @@ type confFlags struct {
 	defs []string
 }
 
-func (c *confFlags) register(fs *flag.FlagSet) {
+// register adds -conf and -D to fs, and to its usage the daemon's keys
+// with their defaults.
+func (c *confFlags) register(fs *flag.FlagSet, defaults ...[]keyDefault) {
+	usage := fs.Usage
+	fs.Usage = func() {
+		usage()
+		fmt.Fprintln(fs.Output(), "\nConfiguration keys (-D key=value, hdfs-site.xml, core-site.xml) and their defaults:")
+		for _, ds := range defaults {
+			for _, d := range ds {
+				fmt.Fprintf(fs.Output(), "  %s = %s\n", d.name, d.value)
+			}
+		}
+	}
 	fs.StringVar(&c.dir, "conf", "", "Hadoop configuration `DIR` holding hdfs-site.xml (default $HADOOP_CONF_DIR)")
 	fs.Func("D", "set a configuration `key=value` (repeatable); wins over the files", func(s string) error {
 		k, _, ok := strings.Cut(s, "=")
@@ -111,29 +123,9 @@ func parseHadoopDuration(s string, bareUnit time.Duration) (time.Duration, error
 	return time.Duration(n) * unit, nil
 }
 
-// duration returns key as a positive duration, or def when unset.
-func (h hadoopConf) duration(key string, def, bareUnit time.Duration) (time.Duration, error) {
-	v, ok := h.value(key)
-	if !ok {
-		return def, nil
-	}
-	d, err := parseHadoopDuration(v, bareUnit)
-	if err == nil && d <= 0 {
-		err = fmt.Errorf("%q must be more than zero", v)
-	}
-	if err != nil {
-		return 0, fmt.Errorf("configuration %s: %w", key, err)
-	}
-	return d, nil
-}
-
-// integer returns key as an int in [lo, hi], or def when unset. Like
-// Configuration.getInt it accepts a 0x hexadecimal form.
-func (h hadoopConf) integer(key string, def, lo, hi int) (int, error) {
-	v, ok := h.value(key)
-	if !ok {
-		return def, nil
-	}
+// parseCount parses a whole number as Configuration.getInt does: decimal,
+// or hexadecimal after 0x.
+func parseCount(v string) (int64, bool) {
 	var n int64
 	var err error
 	if hex, found := strings.CutPrefix(strings.ToLower(v), "0x"); found {
@@ -141,52 +133,25 @@ func (h hadoopConf) integer(key string, def, lo, hi int) (int, error) {
 	} else {
 		n, err = strconv.ParseInt(v, 10, 64)
 	}
-	if err != nil {
-		return 0, fmt.Errorf("configuration %s: %q is not a whole number", key, v)
-	}
-	if n < int64(lo) || n > int64(hi) {
-		return 0, fmt.Errorf("configuration %s: %d is outside [%d, %d]", key, n, lo, hi)
-	}
-	return int(n), nil
-}
-
-// float returns key as a finite float64 ≥ 0, or def when unset.
-func (h hadoopConf) float(key string, def float64) (float64, error) {
-	v, ok := h.value(key)
-	if !ok {
-		return def, nil
-	}
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
-		return 0, fmt.Errorf("configuration %s: %q is not a finite number ≥ 0", key, v)
-	}
-	return f, nil
+	return n, err == nil
 }
 
 // binaryPrefixes are the suffixes of Configuration.getLongBytes
 // (StringUtils.TraditionalBinaryPrefix).
 const binaryPrefixes = "kmgtpe"
 
-// bytes returns key as a byte count in [lo, hi], or def when unset. It
-// accepts Hadoop's binary suffixes: 64k is 65536.
-func (h hadoopConf) bytes(key string, def, lo, hi int64) (int64, error) {
-	v, ok := h.value(key)
-	if !ok {
-		return def, nil
-	}
+// parseBytes parses a byte count as Configuration.getLongBytes does: a
+// whole number with an optional binary suffix (64k is 65536).
+func parseBytes(v string) (int64, bool) {
 	num, mult := v, int64(1)
 	if i := strings.IndexByte(binaryPrefixes, lower(v[len(v)-1])); i >= 0 {
 		num, mult = v[:len(v)-1], int64(1)<<(10*(i+1))
 	}
 	n, err := strconv.ParseInt(num, 10, 64)
 	if err != nil || n > math.MaxInt64/mult || n < math.MinInt64/mult {
-		return 0, fmt.Errorf("configuration %s: %q is not a byte count such as 65536 or 64k", key, v)
+		return 0, false
 	}
-	n *= mult
-	if n < lo || n > hi {
-		return 0, fmt.Errorf("configuration %s: %d is outside [%d, %d]", key, n, lo, hi)
-	}
-	return n, nil
+	return n * mult, true
 }
 
 func lower(c byte) byte {

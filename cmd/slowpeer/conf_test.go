@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 )
@@ -39,60 +38,6 @@ func TestParseHadoopDuration(t *testing.T) {
 	f("-1s", time.Second, 0, true)
 	f("3 seconds", time.Second, 0, true)
 	f("9999999999999d", time.Second, 0, true)
-}
-
-func TestHadoopConfGetters(t *testing.T) {
-	h := hadoopConf{
-		"d": "10s", "d0": "0", "dbad": "x", "blank": "  ",
-		"i": " 42 ", "ihex": "0x10", "ibad": "4.2", "ihigh": "101",
-		"fl": "2.5", "flneg": "-1", "flnan": "NaN",
-		"b": "64k", "bm": "2M", "bbad": "64kb", "bplain": "100",
-	}
-	if d, err := h.duration("d", time.Minute, time.Millisecond); err != nil || d != 10*time.Second {
-		t.Fatalf("duration d = %v, %v", d, err)
-	}
-	if d, err := h.duration("blank", time.Minute, time.Millisecond); err != nil || d != time.Minute {
-		t.Fatalf("a blank value must read as unset: %v, %v", d, err)
-	}
-	if d, err := h.duration("unset", time.Minute, time.Millisecond); err != nil || d != time.Minute {
-		t.Fatalf("duration unset = %v, %v", d, err)
-	}
-	for _, k := range []string{"d0", "dbad"} {
-		_, err := h.duration(k, time.Minute, time.Millisecond)
-		if err == nil || !strings.Contains(err.Error(), "configuration "+k+": ") {
-			t.Fatalf("duration %s: err = %v, want one naming the key", k, err)
-		}
-	}
-	if n, err := h.integer("i", 1, 0, 100); err != nil || n != 42 {
-		t.Fatalf("integer i = %v, %v", n, err)
-	}
-	if n, err := h.integer("ihex", 1, 0, 100); err != nil || n != 16 {
-		t.Fatalf("integer ihex = %v, %v", n, err)
-	}
-	for _, k := range []string{"ibad", "ihigh"} {
-		if _, err := h.integer(k, 1, 0, 100); err == nil || !strings.Contains(err.Error(), k) {
-			t.Fatalf("integer %s: err = %v", k, err)
-		}
-	}
-	if v, err := h.float("fl", 1); err != nil || v != 2.5 {
-		t.Fatalf("float fl = %v, %v", v, err)
-	}
-	for _, k := range []string{"flneg", "flnan"} {
-		if _, err := h.float(k, 1); err == nil {
-			t.Fatalf("float %s: no error", k)
-		}
-	}
-	for k, want := range map[string]int64{"b": 64 << 10, "bm": 2 << 20, "bplain": 100, "unset": 7} {
-		if n, err := h.bytes(k, 7, 1, 1<<30); err != nil || n != want {
-			t.Fatalf("bytes %s = %v, %v; want %v", k, n, err, want)
-		}
-	}
-	if _, err := h.bytes("bbad", 7, 1, 1<<30); err == nil {
-		t.Fatal("bytes bbad: no error")
-	}
-	if _, err := h.bytes("bm", 7, 1, 1<<20); err == nil {
-		t.Fatal("bytes bm over the limit: no error")
-	}
 }
 
 func TestConfFlagsLoad(t *testing.T) {

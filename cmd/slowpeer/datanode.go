@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"time"
 
 	"github.com/slowpeer/slowpeer/datanode"
@@ -36,7 +34,7 @@ func (f *datanodeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.hadoopJMX, "hadoop-jmx", "", "`URL` of a Hadoop DataNode's /jmx whose SendPacketDownstreamAvgInfo replaces the probes")
 	fs.DurationVar(&f.faultDelay, "fault-receive-delay", 0, "wait `D` before acknowledging each probe packet received (fault injection)")
 	fs.StringVar(&f.tokenFile, "auth-token-file", "", "`F`, a file holding the bearer token sent with every heartbeat")
-	f.conf.register(fs)
+	f.conf.register(fs, datanodeKeys.defaults(datanode.DefaultConfig()))
 }
 
 // runDatanode runs the DataNode-side agent until ctx ends (SIGINT or
@@ -98,53 +96,4 @@ func (f *datanodeFlags) config() (datanode.Config, error) {
 		return cfg, err
 	}
 	return cfg, cfg.Validate()
-}
-
-// datanodeConf reads the agent's keys from conf into cfg, whose fields
-// hold the defaults. dfs.heartbeat.interval is read in seconds when bare,
-// as Hadoop reads it; the other durations in milliseconds.
-func datanodeConf(conf hadoopConf, cfg *datanode.Config) error {
-	var err error
-	dur := func(key string, dst *time.Duration, bare time.Duration) {
-		if err == nil {
-			*dst, err = conf.duration(key, *dst, bare)
-		}
-	}
-	integer := func(key string, dst *int, lo, hi int) {
-		if err == nil {
-			*dst, err = conf.integer(key, *dst, lo, hi)
-		}
-	}
-	dur("dfs.heartbeat.interval", &cfg.HeartbeatInterval, time.Second)
-	dur("dfs.datanode.outliers.report.interval", &cfg.ReportInterval, time.Millisecond)
-	minSamples := int(cfg.MinOutlierDetectionSamples)
-	integer("dfs.datanode.peer.metrics.min.outlier.detection.samples", &minSamples, 0, math.MaxInt32)
-	cfg.MinOutlierDetectionSamples = int64(minSamples)
-	integer("dfs.datanode.min.outlier.detection.nodes", &cfg.MinOutlierDetectionNodes, 1, math.MaxInt32)
-	if err == nil {
-		const key = "dfs.datanode.slowpeer.low.threshold.ms"
-		var ms float64
-		ms, err = conf.float(key, float64(cfg.LowThreshold)/float64(time.Millisecond))
-		if err == nil && ms > float64(24*time.Hour/time.Millisecond) {
-			err = fmt.Errorf("configuration %s: %v ms is more than a day", key, ms)
-		}
-		cfg.LowThreshold = time.Duration(ms * float64(time.Millisecond))
-	}
-	dur("slowpeer.rolling.window", &cfg.RollingWindow, time.Millisecond)
-	integer("slowpeer.rolling.windows", &cfg.RollingWindows, 1, 1<<16)
-	dur("slowpeer.probe.interval", &cfg.ProbeInterval, time.Millisecond)
-	integer("slowpeer.probe.packets", &cfg.ProbePackets, 1, datanode.MaxProbePackets)
-	if err == nil {
-		var n int64
-		n, err = conf.bytes("slowpeer.probe.packet.size", int64(cfg.ProbePacketBytes), 1, datanode.MaxProbePacketBytes)
-		cfg.ProbePacketBytes = int(n)
-	}
-	if err == nil {
-		cfg.ProbeMaxBytesPerSecond, err = conf.bytes("slowpeer.probe.max.bandwidth", cfg.ProbeMaxBytesPerSecond, 1, math.MaxInt64)
-	}
-	dur("slowpeer.probe.timeout", &cfg.ProbeTimeout, time.Millisecond)
-	dur("slowpeer.hadoop.jmx.interval", &cfg.HadoopJMXInterval, time.Millisecond)
-	integer("slowpeer.hadoop.jmx.peer.port", &cfg.HadoopJMXPeerPort, 0, 65535)
-	dur("slowpeer.heartbeat.max.backoff", &cfg.MaxRetryBackoff, time.Millisecond)
-	return err
 }

@@ -27,34 +27,13 @@ const (
 	demoMaxSlowDelay = time.Second
 )
 
-// The demo's settings: Hadoop's keys shortened from minutes to seconds so
-// that a slow node shows within a minute.
-//
-// What limits the time to detect is how fast every agent gathers more
-// than demoMinSamples packets from at least min(10, N-1) peers: a block
-// gives its samples to one (next-to-last, last) pair, and a block through
-// the slow node takes demoProbePackets × the delay. Short blocks of small
-// packets started often cover the pairs soonest: with 12 agents, an agent
-// tests all its peers after 6 to 10 s (2.5 MiB/s of probe payload per
-// agent, about 20 % of one core for the 12 on a 2-core VM), so the second
-// or third report (reports every 5 s) names the slow node.
-const (
-	demoHeartbeat        = time.Second           // dfs.heartbeat.interval
-	demoReportInterval   = 5 * time.Second       // dfs.datanode.outliers.report.interval
-	demoMinSamples       = 20                    // dfs.datanode.peer.metrics.min.outlier.detection.samples
-	demoProbeInterval    = 50 * time.Millisecond // slowpeer.probe.interval
-	demoProbePackets     = 8                     // slowpeer.probe.packets
-	demoProbePacketBytes = 16 << 10              // slowpeer.probe.packet.size
-	demoProbeTimeout     = 5 * time.Second       // slowpeer.probe.timeout
-)
-
 // How the demo watches and when it calls the result.
 const (
 	demoCheckEvery    = 250 * time.Millisecond // how often it reads the tracker
 	demoProgressEvery = 2 * time.Second        // one progress line this often
 	demoQuorum        = 3                      // reporters that make a slow node found
 	demoDeadline      = time.Minute            // give up waiting for the injected slow node
-	demoQuietDeadline = 4 * demoReportInterval // without one, watch this long before the report
+	demoQuietReports  = 4                      // without one, watch this many report intervals before the report
 )
 
 // demoFlags are the flags of "slowpeer demo".
@@ -115,10 +94,10 @@ type demo struct {
 	ln       net.Listener
 	base     string // the service's base URL
 	agents   []*datanode.Agent
-	slowID   string       // the injected slow node, "" without one
-	minNodes int          // dfs.datanode.min.outlier.detection.nodes of the agents
-	quiet    atomic.Bool  // set when the agents stop: their logs end
-	log      *slog.Logger // the service's, errors only
+	slowID   string          // the injected slow node, "" without one
+	agentCfg datanode.Config // the agents' settings but their own
+	quiet    atomic.Bool     // set when the agents stop: their logs end
+	log      *slog.Logger    // the service's, errors only
 
 	start     time.Time
 	firstSeen time.Duration // when the slow node had its first reporter, 0 before
@@ -126,7 +105,10 @@ type demo struct {
 }
 
 // newDemo opens every listener on 127.0.0.1 port 0 and builds the service
-// and the agents; nothing runs yet.
+// and the agents; nothing runs yet. The service runs on
+// namenode.DefaultLocalConfig and the agents on datanode.DefaultLocalConfig:
+// Hadoop's keys shortened from minutes to seconds, so that a slow node
+// shows within a minute (the end-to-end tests run the same presets).
 func newDemo(f demoFlags, stderr io.Writer) (d *demo, err error) {
 	d = &demo{flags: f}
 	var lns []net.Listener
@@ -149,9 +131,8 @@ func newDemo(f demoFlags, stderr io.Writer) (d *demo, err error) {
 		return nil, err
 	}
 	d.base = "http://" + d.ln.Addr().String()
-	ncfg := namenode.DefaultConfig()
+	ncfg := namenode.DefaultLocalConfig()
 	ncfg.Listen = d.ln.Addr().String()
-	ncfg.HeartbeatInterval, ncfg.OutliersReportInterval = demoHeartbeat, demoReportInterval
 	// The service is open on loopback; its access log and the open-service
 	// warning would drown the progress lines.
 	ncfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError}))
@@ -168,18 +149,14 @@ func newDemo(f demoFlags, stderr io.Writer) (d *demo, err error) {
 		}
 		ids[i] = data[i].Addr().String()
 	}
-	d.minNodes = min(datanode.DefaultMinOutlierDetectionNodes, f.dataNodes-1)
+	d.agentCfg = datanode.DefaultLocalConfig()
+	d.agentCfg.MinOutlierDetectionNodes = min(d.agentCfg.MinOutlierDetectionNodes, f.dataNodes-1)
+	d.agentCfg.NameNodes, d.agentCfg.Peers = []string{d.base}, ids
+	d.agentCfg.ProgressInterval = -1
 	log := slog.New(quietHandler{slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}), &d.quiet})
 	for i, id := range ids {
-		cfg := datanode.DefaultConfig()
-		cfg.ID, cfg.NameNodes, cfg.DataListener, cfg.Peers = id, []string{d.base}, data[i], ids
-		cfg.HeartbeatInterval, cfg.ReportInterval = demoHeartbeat, demoReportInterval
-		cfg.MaxRetryBackoff = 2 * demoHeartbeat
-		cfg.MinOutlierDetectionSamples = demoMinSamples
-		cfg.MinOutlierDetectionNodes = d.minNodes
-		cfg.ProbeInterval, cfg.ProbeTimeout = demoProbeInterval, demoProbeTimeout
-		cfg.ProbePackets, cfg.ProbePacketBytes = demoProbePackets, demoProbePacketBytes
-		cfg.ProgressInterval, cfg.Logger = -1, log.With(slog.Int("agent", i))
+		cfg := d.agentCfg
+		cfg.ID, cfg.DataListener, cfg.Logger = id, data[i], log.With(slog.Int("agent", i))
 		if i == f.slow && f.slowDelay > 0 {
 			cfg.FaultReceiveDelay = f.slowDelay
 			d.slowID = id
@@ -248,7 +225,7 @@ func (d *demo) printStart(w io.Writer) {
 		fmt.Fprintln(w, "No slow node (-slow-delay 0)")
 	}
 	fmt.Fprintf(w, "Heartbeat every %v, slow-peer reports every %v; an agent tests its peers once %d of them have more than %d packets timed\n\n",
-		demoHeartbeat, demoReportInterval, d.minNodes, demoMinSamples)
+		d.agentCfg.HeartbeatInterval, d.agentCfg.ReportInterval, d.agentCfg.MinOutlierDetectionNodes, d.agentCfg.MinOutlierDetectionSamples)
 }
 
 // since is the time since the cluster started, to a tenth of a second.

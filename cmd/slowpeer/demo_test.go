@@ -180,6 +180,9 @@ func TestDemoFindsSlowNode(t *testing.T) {
 // Without a slow node, a demo cut short by -duration still prints the
 // report, says nothing was injected, and stops by itself.
 func TestDemoNoSlowNode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a cluster for 2 s")
+	}
 	out := runDemoTest(t, "never printed", 30*time.Second, "-datanodes", "4", "-slow-delay", "0", "-duration", "2s")
 	for _, want := range []string{
 		"No slow node (-slow-delay 0)",

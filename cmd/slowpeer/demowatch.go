@@ -17,7 +17,7 @@ import (
 func (d *demo) watch(ctx context.Context, w io.Writer) {
 	deadline := demoDeadline
 	if d.slowID == "" {
-		deadline = demoQuietDeadline
+		deadline = demoQuietReports * d.agentCfg.ReportInterval
 	}
 	check := time.NewTicker(demoCheckEvery)
 	defer check.Stop()
@@ -69,7 +69,7 @@ func (d *demo) printProgress(w io.Writer, top []reports.SlowNode) {
 		s.LatenciesRecorded += as.LatenciesRecorded
 		s.ReportsSent += as.ReportsSent
 		n := len(a.PeerMetrics().Latencies(now))
-		if n >= d.minNodes {
+		if n >= d.agentCfg.MinOutlierDetectionNodes {
 			ready++
 		}
 	}

@@ -134,7 +134,7 @@ func startCluster(t *testing.T, bin string, slow int) *cluster {
 			args = append(args, "-fault-receive-delay", e2eSlowDelay.String())
 		}
 		c.agents = append(c.agents, startProc(t, bin, fmt.Sprintf("agent %d", i), id,
-			append(append(args, e2eConf...), e2eAgentConf...)...))
+			append(args, e2eAgentConf...)...))
 	}
 	c.waitFor(t, "every agent to be live", 30*time.Second, func() bool {
 		var dn []struct {

@@ -152,25 +152,3 @@ func hiveserverConfig(store, servers string, conf hadoopConf) (hiveserver.Config
 	}
 	return cfg, cfg.Validate()
 }
-
-// hiveserverConf reads the picker's keys from conf into cfg, whose fields
-// hold the defaults. Bare numbers are milliseconds.
-func hiveserverConf(conf hadoopConf, cfg *hiveserver.Config) error {
-	for _, k := range []struct {
-		key string
-		dst *time.Duration
-	}{
-		{hiveserver.QueryTimeoutKey, &cfg.QueryTimeout},
-		{hiveserver.MinRemainingKey, &cfg.MinRemaining},
-		{hiveserver.DefaultCostKey, &cfg.DefaultCost},
-		{hiveserver.ServerExpiryKey, &cfg.ServerExpiry},
-		{hiveserver.RefreshIntervalKey, &cfg.RefreshInterval},
-	} {
-		d, err := conf.duration(k.key, *k.dst, time.Millisecond)
-		if err != nil {
-			return err
-		}
-		*k.dst = d
-	}
-	return nil
-}

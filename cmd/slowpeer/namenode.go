@@ -34,7 +34,7 @@ func (f *namenodeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.store, "store", hiveserverDefaultStore, "`DSN` of the Hive hook event store: sqlite:PATH, or mysql:DSN (go-sql-driver) for MySQL or MariaDB shared by replicas")
 	fs.StringVar(&f.hiveservers, "hiveservers", "", "HiveServers `H:P,...` the picker always knows, beside those that send hook events")
 	f.hs2.register(fs)
-	f.conf.register(fs)
+	f.conf.register(fs, namenodeKeys.defaults(namenode.DefaultConfig()), hiveserverKeys.defaults(hiveserver.DefaultConfig()))
 }
 
 // runNamenode runs the NameNode-side service until ctx ends (SIGINT or
@@ -152,40 +152,4 @@ func (f *namenodeFlags) config() (namenode.Config, hadoopConf, error) {
 		return cfg, nil, fmt.Errorf("configuration: %w", err)
 	}
 	return cfg, conf, nil
-}
-
-// namenodeConf reads the service's Hadoop keys from conf into cfg, whose
-// fields hold the defaults. A bare number is read in the unit Hadoop
-// reads that key in: seconds for dfs.heartbeat.interval (DFSConfigKeys,
-// getTimeDuration with TimeUnit.SECONDS), milliseconds for the others.
-func namenodeConf(conf hadoopConf, cfg *namenode.Config) error {
-	for _, k := range []struct {
-		key      string
-		dst      *time.Duration
-		bareUnit time.Duration
-	}{
-		{namenode.HeartbeatIntervalKey, &cfg.HeartbeatInterval, time.Second},
-		{namenode.OutliersReportIntervalKey, &cfg.OutliersReportInterval, time.Millisecond},
-		{namenode.HeartbeatRecheckIntervalKey, &cfg.HeartbeatRecheckInterval, time.Millisecond},
-	} {
-		d, err := conf.duration(k.key, *k.dst, k.bareUnit)
-		if err != nil {
-			return err
-		}
-		*k.dst = d
-	}
-	for _, k := range []struct {
-		key string
-		dst *int
-	}{
-		{namenode.MaxNodesToReportKey, &cfg.MaxNodesToReport},
-		{namenode.MaxSlowPeerCollectNodesKey, &cfg.MaxSlowPeerCollectNodes},
-	} {
-		n, err := conf.integer(k.key, *k.dst, 1, namenode.MaxTop)
-		if err != nil {
-			return err
-		}
-		*k.dst = n
-	}
-	return nil
 }

@@ -1,6 +1,7 @@
 // Package prometheus_test checks the Prometheus files shipped in
 // deploy/prometheus: the rules and the example configuration with
-// promtool (skipped when promtool is not on PATH; CI has it), and that
+// promtool (skipped when promtool is not on PATH, failed instead under
+// SLOWPEER_REQUIRE_SERVICES=1 as in CI; see internal/testenv), and that
 // every slowpeer_ metric the rules use is one the service exports.
 package prometheus_test
 
@@ -16,18 +17,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slowpeer/slowpeer/internal/testenv"
 	"github.com/slowpeer/slowpeer/namenode"
 )
 
 func promtool(t *testing.T, args ...string) {
 	t.Helper()
-	path, err := exec.LookPath("promtool")
-	if err != nil {
-		if os.Getenv("SLOWPEER_REQUIRE_SERVICES") == "1" {
-			t.Fatal("promtool not on PATH and SLOWPEER_REQUIRE_SERVICES=1")
-		}
-		t.Skip("promtool not on PATH")
-	}
+	path := testenv.Command(t, "promtool")
 	out, err := exec.Command(path, args...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("promtool %s: %v\n%s", strings.Join(args, " "), err, out)

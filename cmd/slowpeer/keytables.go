@@ -1,0 +1,93 @@
+package main
+
+import (
+	"math"
+	"time"
+
+	"github.com/slowpeer/slowpeer/datanode"
+	"github.com/slowpeer/slowpeer/hiveserver"
+	"github.com/slowpeer/slowpeer/namenode"
+)
+
+// The keys each daemon reads from hdfs-site.xml, core-site.xml and -D, one
+// table per Config. The libraries own the key names, the defaults
+// (DefaultConfig) and the rules of Validate; these tables say how each
+// value is written and which field it sets. The README's key table lists
+// exactly these keys with these defaults (readme_test.go).
+
+// datanodeKeys are the keys of "slowpeer datanode".
+var datanodeKeys = keys[datanode.Config]{
+	{name: datanode.HeartbeatIntervalKey, unit: seconds,
+		field: func(c *datanode.Config) any { return &c.HeartbeatInterval }},
+	{name: datanode.ReportIntervalKey, unit: millis,
+		field: func(c *datanode.Config) any { return &c.ReportInterval }},
+	{name: datanode.MinOutlierDetectionSamplesKey, unit: count, min: 0, max: math.MaxInt32,
+		field: func(c *datanode.Config) any { return &c.MinOutlierDetectionSamples }},
+	{name: datanode.MinOutlierDetectionNodesKey, unit: count, min: 1, max: math.MaxInt32,
+		field: func(c *datanode.Config) any { return &c.MinOutlierDetectionNodes }},
+	{name: datanode.LowThresholdKey, unit: decimalMillis, min: 0, max: int64(24 * time.Hour),
+		field: func(c *datanode.Config) any { return &c.LowThreshold }},
+	{name: datanode.RollingWindowKey, unit: millis,
+		field: func(c *datanode.Config) any { return &c.RollingWindow }},
+	{name: datanode.RollingWindowsKey, unit: count, min: 1, max: 1 << 16,
+		field: func(c *datanode.Config) any { return &c.RollingWindows }},
+	{name: datanode.ProbeIntervalKey, unit: millis,
+		field: func(c *datanode.Config) any { return &c.ProbeInterval }},
+	{name: datanode.ProbePacketsKey, unit: count, min: 1, max: datanode.MaxProbePackets,
+		field: func(c *datanode.Config) any { return &c.ProbePackets }},
+	{name: datanode.ProbePacketBytesKey, unit: byteSize, min: 1, max: datanode.MaxProbePacketBytes,
+		field: func(c *datanode.Config) any { return &c.ProbePacketBytes }},
+	{name: datanode.ProbeMaxBytesPerSecondKey, unit: byteSize, min: 1, max: math.MaxInt64,
+		field: func(c *datanode.Config) any { return &c.ProbeMaxBytesPerSecond }},
+	{name: datanode.ProbeTimeoutKey, unit: millis,
+		field: func(c *datanode.Config) any { return &c.ProbeTimeout }},
+	{name: datanode.MaxRetryBackoffKey, unit: millis,
+		field: func(c *datanode.Config) any { return &c.MaxRetryBackoff }},
+	{name: datanode.HadoopJMXIntervalKey, unit: millis,
+		field: func(c *datanode.Config) any { return &c.HadoopJMXInterval }},
+	{name: datanode.HadoopJMXPeerPortKey, unit: count, min: 0, max: 65535,
+		field: func(c *datanode.Config) any { return &c.HadoopJMXPeerPort }},
+}
+
+// namenodeKeys are the keys of "slowpeer namenode" for the service itself;
+// hiveserverKeys are those of its HiveServer picker.
+var namenodeKeys = keys[namenode.Config]{
+	{name: namenode.HeartbeatIntervalKey, unit: seconds,
+		field: func(c *namenode.Config) any { return &c.HeartbeatInterval }},
+	{name: namenode.OutliersReportIntervalKey, unit: millis,
+		field: func(c *namenode.Config) any { return &c.OutliersReportInterval }},
+	{name: namenode.MaxNodesToReportKey, unit: count, min: 1, max: namenode.MaxTop,
+		field: func(c *namenode.Config) any { return &c.MaxNodesToReport }},
+	{name: namenode.MaxSlowPeerCollectNodesKey, unit: count, min: 1, max: namenode.MaxTop,
+		field: func(c *namenode.Config) any { return &c.MaxSlowPeerCollectNodes }},
+	{name: namenode.HeartbeatRecheckIntervalKey, unit: millis,
+		field: func(c *namenode.Config) any { return &c.HeartbeatRecheckInterval }},
+}
+
+var hiveserverKeys = keys[hiveserver.Config]{
+	{name: hiveserver.QueryTimeoutKey, unit: millis,
+		field: func(c *hiveserver.Config) any { return &c.QueryTimeout }},
+	{name: hiveserver.MinRemainingKey, unit: millis,
+		field: func(c *hiveserver.Config) any { return &c.MinRemaining }},
+	{name: hiveserver.DefaultCostKey, unit: millis,
+		field: func(c *hiveserver.Config) any { return &c.DefaultCost }},
+	{name: hiveserver.ServerExpiryKey, unit: millis,
+		field: func(c *hiveserver.Config) any { return &c.ServerExpiry }},
+	{name: hiveserver.RefreshIntervalKey, unit: millis,
+		field: func(c *hiveserver.Config) any { return &c.RefreshInterval },
+		note:  formatDuration(hiveserver.DefaultSharedRefreshInterval) + " with -store mysql:, else never"},
+}
+
+// datanodeConf reads the agent's keys from conf into cfg, whose fields
+// hold the defaults.
+func datanodeConf(conf hadoopConf, cfg *datanode.Config) error { return datanodeKeys.apply(conf, cfg) }
+
+// namenodeConf reads the service's keys from conf into cfg, whose fields
+// hold the defaults.
+func namenodeConf(conf hadoopConf, cfg *namenode.Config) error { return namenodeKeys.apply(conf, cfg) }
+
+// hiveserverConf reads the picker's keys from conf into cfg, whose fields
+// hold the defaults.
+func hiveserverConf(conf hadoopConf, cfg *hiveserver.Config) error {
+	return hiveserverKeys.apply(conf, cfg)
+}

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/slowpeer/slowpeer/datanode"
+	"github.com/slowpeer/slowpeer/hiveserver"
+	"github.com/slowpeer/slowpeer/namenode"
+)
+
+// readmeKeys returns the key table under "## Configuration" in the
+// README: key → default, as written (backquotes removed).
+func readmeKeys(t *testing.T) map[string]string {
+	t.Helper()
+	f, err := os.Open("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	keys := map[string]string{}
+	section, table := false, false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "## "):
+			section = line == "## Configuration"
+			continue
+		case !section:
+			continue
+		case !strings.HasPrefix(line, "|"):
+			if table {
+				return keys // the table has ended
+			}
+			continue
+		}
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		if len(cells) < 2 {
+			t.Fatalf("README: a row of the key table with fewer than two cells: %q", line)
+		}
+		key := strings.TrimSpace(cells[0])
+		if !table { // the header, then the --- row
+			table = true
+			continue
+		}
+		if strings.HasPrefix(key, "---") {
+			continue
+		}
+		if !strings.HasPrefix(key, "`") || !strings.HasSuffix(key, "`") {
+			t.Fatalf("README: key %q is not in backquotes", key)
+		}
+		key = strings.Trim(key, "`")
+		if _, dup := keys[key]; dup {
+			t.Fatalf("README: %s is listed twice", key)
+		}
+		keys[key] = strings.TrimSpace(strings.ReplaceAll(cells[1], "`", ""))
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(keys) == 0 {
+		t.Fatal(`README: no key table under "## Configuration"`)
+	}
+	return keys
+}
+
+// The README's key table lists exactly the keys the daemons read, with
+// the defaults they have.
+func TestReadmeKeys(t *testing.T) {
+	readme := readmeKeys(t)
+	want := map[string]string{}
+	for _, ds := range [][]keyDefault{
+		datanodeKeys.defaults(datanode.DefaultConfig()),
+		namenodeKeys.defaults(namenode.DefaultConfig()),
+		hiveserverKeys.defaults(hiveserver.DefaultConfig()),
+	} {
+		for _, d := range ds {
+			want[d.name] = d.value
+		}
+	}
+	for k, v := range want {
+		got, ok := readme[k]
+		switch {
+		case !ok:
+			t.Errorf("README lacks %s (default %s)", k, v)
+		case got != v:
+			t.Errorf("README: %s defaults to %q; the daemons say %q", k, got, v)
+		}
+	}
+	for k := range readme {
+		if _, ok := want[k]; !ok {
+			t.Errorf("README lists %s, which no daemon reads", k)
+		}
+	}
+}

@@ -1,0 +1,126 @@
+package datanode
+
+import (
+	"time"
+
+	"github.com/slowpeer/slowpeer/outlier"
+	"github.com/slowpeer/slowpeer/reports"
+	"github.com/slowpeer/slowpeer/rolling"
+)
+
+// The Hadoop keys the agent reads, with their defaults (README,
+// "Configuration"). The binary reads the keys from hdfs-site.xml and -D;
+// Config's fields mirror them.
+const (
+	// HeartbeatIntervalKey is the heartbeat period. A bare number is
+	// seconds.
+	HeartbeatIntervalKey = reports.HeartbeatIntervalKey
+	// DefaultHeartbeatInterval is Hadoop's DFS_HEARTBEAT_INTERVAL_DEFAULT.
+	DefaultHeartbeatInterval = reports.DefaultHeartbeatInterval
+
+	// ReportIntervalKey is the slow-peer report period. A bare number is
+	// milliseconds.
+	ReportIntervalKey = reports.OutliersReportIntervalKey
+	// DefaultReportInterval is Hadoop's
+	// DFS_DATANODE_OUTLIERS_REPORT_INTERVAL_DEFAULT.
+	DefaultReportInterval = reports.DefaultOutliersReportInterval
+
+	// MinOutlierDetectionSamplesKey is the number of samples a peer needs
+	// (strictly more) to take part in the outlier test.
+	MinOutlierDetectionSamplesKey = "dfs.datanode.peer.metrics.min.outlier.detection.samples"
+	// DefaultMinOutlierDetectionSamples is Hadoop's
+	// DFS_DATANODE_PEER_METRICS_MIN_OUTLIER_DETECTION_SAMPLES_DEFAULT.
+	DefaultMinOutlierDetectionSamples = 1000
+
+	// MinOutlierDetectionNodesKey is the number of peers the outlier test
+	// needs to run.
+	MinOutlierDetectionNodesKey = "dfs.datanode.min.outlier.detection.nodes"
+	// DefaultMinOutlierDetectionNodes is Hadoop's
+	// DFS_DATANODE_MIN_OUTLIER_DETECTION_NODES_DEFAULT.
+	DefaultMinOutlierDetectionNodes = outlier.DefaultMinResources
+
+	// LowThresholdKey is the latency, in milliseconds, at or below which no
+	// peer is slow.
+	LowThresholdKey = "dfs.datanode.slowpeer.low.threshold.ms"
+	// DefaultLowThreshold is Hadoop's
+	// DFS_DATANODE_SLOWPEER_LOW_THRESHOLD_MS_DEFAULT.
+	DefaultLowThreshold = outlier.DefaultLowThreshold
+)
+
+// slowpeer's own keys of the agent, with their defaults. Bare durations are
+// milliseconds; byte sizes take Hadoop's binary suffixes (64k).
+const (
+	// RollingWindowKey is the size of one rolling window.
+	RollingWindowKey = "slowpeer.rolling.window"
+	// DefaultRollingWindow is the 5 minutes Hadoop hard-codes.
+	DefaultRollingWindow = rolling.DefaultWindow
+
+	// RollingWindowsKey is the number of rolling windows.
+	RollingWindowsKey = "slowpeer.rolling.windows"
+	// DefaultRollingWindows is the 36 Hadoop hard-codes.
+	DefaultRollingWindows = rolling.DefaultWindows
+
+	// ProbeIntervalKey is the time between the starts of two probe blocks.
+	ProbeIntervalKey = "slowpeer.probe.interval"
+	// DefaultProbeInterval is one probe block a second.
+	DefaultProbeInterval = time.Second
+
+	// ProbePacketsKey is the number of packets in one probe block.
+	ProbePacketsKey = "slowpeer.probe.packets"
+	// DefaultProbePackets is 16 packets a block.
+	DefaultProbePackets = 16
+
+	// ProbePacketBytesKey is the payload of one probe packet.
+	ProbePacketBytesKey = "slowpeer.probe.packet.size"
+	// DefaultProbePacketBytes is HDFS's default write packet size
+	// (dfs.client-write-packet-size), 64 KiB.
+	DefaultProbePacketBytes = 64 << 10
+
+	// ProbeMaxBytesPerSecondKey bounds the probe payload an agent injects
+	// per second.
+	ProbeMaxBytesPerSecondKey = "slowpeer.probe.max.bandwidth"
+	// DefaultProbeMaxBytesPerSecond is 4 MiB/s, four times what the
+	// defaults above inject (16 × 64 KiB a second), so that the defaults
+	// pass and a slip such as slowpeer.probe.packet.size=64m does not.
+	DefaultProbeMaxBytesPerSecond = 4 << 20
+
+	// ProbeTimeoutKey is how long one network operation of a probe may take
+	// (a dial, a packet, or one hop's acknowledgement).
+	ProbeTimeoutKey = "slowpeer.probe.timeout"
+	// DefaultProbeTimeout is ten seconds.
+	DefaultProbeTimeout = 10 * time.Second
+
+	// HadoopJMXIntervalKey is how often the agent reads a Hadoop
+	// DataNode's /jmx.
+	HadoopJMXIntervalKey = "slowpeer.hadoop.jmx.interval"
+	// DefaultHadoopJMXInterval is a minute.
+	DefaultHadoopJMXInterval = time.Minute
+
+	// HadoopJMXPeerPortKey is the port given to the peers read from a
+	// Hadoop DataNode's /jmx; 0 keeps theirs.
+	HadoopJMXPeerPortKey = "slowpeer.hadoop.jmx.peer.port"
+	// DefaultHadoopJMXPeerPort keeps Hadoop's names.
+	DefaultHadoopJMXPeerPort = 0
+
+	// MaxRetryBackoffKey is the longest pause between two attempts to
+	// reach a NameNode-side service that keeps failing.
+	MaxRetryBackoffKey = "slowpeer.heartbeat.max.backoff"
+	// DefaultMaxRetryBackoff is thirty seconds.
+	DefaultMaxRetryBackoff = 30 * time.Second
+)
+
+// DefaultProgressInterval is how often the agent logs a summary of what it
+// did. It has no key.
+const DefaultProgressInterval = time.Minute
+
+// Hard limits, not configurable.
+const (
+	// MaxProbePacketBytes is the largest probe packet payload, HDFS's
+	// PacketReceiver.MAX_PACKET_SIZE (16 MiB).
+	MaxProbePacketBytes = 16 << 20
+	// MaxProbePackets is the largest number of packets in one probe block.
+	MaxProbePackets = 1 << 16
+	// MaxInboundProbes is the most probe connections the data port serves at
+	// once; more are closed as soon as they are accepted, and counted.
+	MaxInboundProbes = 16
+)

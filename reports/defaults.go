@@ -1,0 +1,23 @@
+package reports
+
+import "time"
+
+// The schedule both sides of a heartbeat must agree on: the agent sends on
+// it, the service judges by it (dead DataNodes, expired reports). Each key
+// and its default is declared here once, and the datanode and namenode
+// packages reuse them.
+const (
+	// HeartbeatIntervalKey is the DataNodes' heartbeat period. Hadoop reads
+	// a bare number in seconds.
+	HeartbeatIntervalKey = "dfs.heartbeat.interval"
+	// DefaultHeartbeatInterval is Hadoop's DFS_HEARTBEAT_INTERVAL_DEFAULT.
+	DefaultHeartbeatInterval = 3 * time.Second
+
+	// OutliersReportIntervalKey is how often a DataNode sends its slow-peer
+	// report; a report stays valid for three times this. A bare number is
+	// milliseconds.
+	OutliersReportIntervalKey = "dfs.datanode.outliers.report.interval"
+	// DefaultOutliersReportInterval is Hadoop's
+	// DFS_DATANODE_OUTLIERS_REPORT_INTERVAL_DEFAULT.
+	DefaultOutliersReportInterval = 30 * time.Minute
+)
