@@ -34,9 +34,9 @@ func TestFormatDouble(t *testing.T) {
 	f(-1.5, "-1.5")
 	f(math.MaxFloat64, "1.7976931348623157E308")
 	f(2.2250738585072014e-308, "2.2250738585072014E-308")
-	f(math.SmallestNonzeroFloat64, "4.9E-324") // the closest of one or two digits, not 5.0E-324
+	f(math.SmallestNonzeroFloat64, "4.9E-324")   // the closest of one or two digits, not 5.0E-324
 	f(2*math.SmallestNonzeroFloat64, "9.9E-324") // Java ≥ 19; Java 17 prints 1.0E-323
-	f(1e23, "1.0E23")                              // Java ≥ 19; Java 17 prints 9.999999999999999E22
+	f(1e23, "1.0E23")                            // Java ≥ 19; Java 17 prints 9.999999999999999E22
 	f(0, "0.0")
 	f(math.Copysign(0, -1), "-0.0")
 	f(math.NaN(), "NaN")
