@@ -43,10 +43,11 @@
 // [Parse] reads a document scraped from a Hadoop NameNode or DataNode.
 // Numbers are kept as [encoding/json.Number], the exact text Hadoop wrote,
 // so a 64-bit counter or a 17-digit double is not rounded through float64;
-// objects become map[string]any and arrays []any. A document larger than
-// [MaxDocumentBytes], not valid UTF-8, not JSON (Hadoop writes a NaN gauge
-// as a bare NaN, which is not JSON), without a "beans" array, with a bean
-// that is not an object, has no name or names an attribute twice is an
+// objects become map[string]any and arrays []any. The bare NaN, Infinity
+// and -Infinity Hadoop writes for non-finite gauges are read, as
+// json.Number("NaN") and so on. A document larger than [MaxDocumentBytes],
+// not valid UTF-8, not JSON, without a "beans" array, with a bean that is
+// not an object, has no name or names an attribute twice is an
 // error, never a partial result. [PeerLatencies] reads a DataNode's
 // SendPacketDownstreamAvgInfo.
 //

@@ -1,6 +1,7 @@
 package jmx_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"
@@ -128,12 +129,18 @@ func ExampleParse() {
 	for _, a := range state.Attrs {
 		fmt.Printf("%s %T %v\n", a.Name, a.Value, a.Value)
 	}
-	_, err = jmx.Parse([]byte(`{"beans":[{"name":"a:b=c","Gauge":NaN}]}`))
+	// Hadoop writes a NaN gauge bare; it reads as a json.Number.
+	beans, _ = jmx.Parse([]byte(`{"beans":[{"name":"a:b=c","Gauge":NaN}]}`))
+	gauge, _ := beans[0].Attr("Gauge")
+	f, err := gauge.(json.Number).Float64()
+	fmt.Println(gauge, f, err)
+	_, err = jmx.Parse([]byte(`{"beans":[{"name":"a:b=c","Gauge":}]}`))
 	fmt.Println(err)
 	// Output:
 	// CapacityTotal json.Number 9007199254740993
 	// NumLiveDataNodes json.Number 11
-	// parse jmx document: bean 0 (a:b=c): member "Gauge": invalid character 'N' looking for beginning of value
+	// NaN NaN <nil>
+	// parse jmx document: bean 0 (a:b=c): member "Gauge": invalid character '}' looking for beginning of value
 }
 
 // PeerLatencies reads what a Hadoop DataNode measured of its downstream

@@ -26,6 +26,23 @@ const (
 	peerKeySuffix = "]RollingAvgTime"
 )
 
+// The lasting reasons a DataNode's document has no peer latencies, which
+// PeerLatencies wraps so that a caller can tell them with errors.Is from a
+// malformed document.
+var (
+	// ErrNoDataNodeInfo: the document has no DataNodeInfoBean (not a
+	// DataNode, or a qry that selects another bean).
+	ErrNoDataNodeInfo = errors.New("no bean " + DataNodeInfoBean)
+	// ErrNoPeerStats: the bean has no SendPacketDownstreamAvgInfo, as on a
+	// DataNode older than peer statistics (HDFS-10917, Hadoop 2.x).
+	ErrNoPeerStats = errors.New("bean " + DataNodeInfoBean + " has no " + SendPacketDownstreamAvgInfo +
+		": a DataNode without peer statistics (older than HDFS-10917)")
+	// ErrPeerStatsDisabled: SendPacketDownstreamAvgInfo is null, as on a
+	// DataNode with dfs.datanode.peer.stats.enabled false.
+	ErrPeerStatsDisabled = errors.New(SendPacketDownstreamAvgInfo +
+		" is null: the DataNode keeps no peer metrics (dfs.datanode.peer.stats.enabled is false)")
+)
+
 // PeerLatencies reads the SendPacketDownstreamAvgInfo attribute of the bean
 // Hadoop:service=DataNode,name=DataNodeInfo, as a DataNode's /jmx carries
 // it (DataNode.getSendPacketDownstreamAvgInfo, filled by
@@ -39,22 +56,21 @@ const (
 // the peer's HTTP info port (9864 by default), not its data transfer port.
 // An empty object, which a DataNode that wrote no pipeline lately reports,
 // gives an empty map. Everything else is an error, never a zero: no such
-// bean, no such attribute, null (the DataNode keeps no peer metrics:
-// dfs.datanode.peer.stats.enabled is false), a value that is not a string,
+// bean (ErrNoDataNodeInfo), no such attribute (ErrNoPeerStats), null
+// (ErrPeerStatsDisabled), a value that is not a string,
 // a string that is not one JSON object, a key not of Hadoop's form, the
 // same peer twice, a value that is not a finite non-negative number.
 func PeerLatencies(beans []Bean) (map[string]float64, error) {
 	b, ok := Find(beans, DataNodeInfoBean)
 	if !ok {
-		return nil, fmt.Errorf("read peer latencies: no bean %s", DataNodeInfoBean)
+		return nil, fmt.Errorf("read peer latencies: %w", ErrNoDataNodeInfo)
 	}
 	v, ok := b.Attr(SendPacketDownstreamAvgInfo)
 	if !ok {
-		return nil, fmt.Errorf("read peer latencies: bean %s has no %s", DataNodeInfoBean, SendPacketDownstreamAvgInfo)
+		return nil, fmt.Errorf("read peer latencies: %w", ErrNoPeerStats)
 	}
 	if v == nil {
-		return nil, fmt.Errorf("read peer latencies: %s is null: the DataNode keeps no peer metrics (dfs.datanode.peer.stats.enabled is false)",
-			SendPacketDownstreamAvgInfo)
+		return nil, fmt.Errorf("read peer latencies: %w", ErrPeerStatsDisabled)
 	}
 	s, ok := v.(string)
 	if !ok {

@@ -2,6 +2,7 @@ package jmx
 
 import (
 	"encoding/json"
+	"errors"
 	"maps"
 	"math"
 	"net"
@@ -96,6 +97,16 @@ func TestPeerLatenciesErrors(t *testing.T) {
 	f("a NameNode's beans", readFixture(t, "namenode-jmx.json"), "no bean")
 	f("no attribute", []Bean{{Name: DataNodeInfoBean, Attrs: []Attr{{"XceiverCount", 1}}}}, "has no SendPacketDownstreamAvgInfo")
 	g("peer stats disabled", nil, "dfs.datanode.peer.stats.enabled is false")
+	// The lasting conditions are told apart with errors.Is.
+	is := func(beans []Bean, want error) {
+		t.Helper()
+		if _, err := PeerLatencies(beans); !errors.Is(err, want) {
+			t.Fatalf("PeerLatencies = %v, want %v", err, want)
+		}
+	}
+	is(nil, ErrNoDataNodeInfo)
+	is([]Bean{{Name: DataNodeInfoBean}}, ErrNoPeerStats)
+	is(dataNodeInfo(nil), ErrPeerStatsDisabled)
 	g("an object, not a string", map[string]any{"[10.0.0.5:9864]RollingAvgTime": json.Number("1")}, "is an object, not a string")
 	g("a number", json.Number("1"), "is a number, not a string")
 	g("empty string", ``, "unexpected EOF")
