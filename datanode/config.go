@@ -30,6 +30,10 @@ const (
 	DefaultRollingWindow = rolling.DefaultWindow
 	// DefaultRollingWindows is the default of slowpeer.rolling.windows.
 	DefaultRollingWindows = rolling.DefaultWindows
+	// DefaultPeerStatsEnabled is the default of
+	// dfs.datanode.peer.stats.enabled. Hadoop's is false; slowpeer's agent
+	// exists to keep these statistics, so they are on unless turned off.
+	DefaultPeerStatsEnabled = true
 )
 
 // Defaults of slowpeer's own keys.
@@ -113,10 +117,29 @@ type Config struct {
 	// the program that embeds the agent (and by the data port, if any).
 	// Nil: the agent makes its own.
 	PeerMetrics *PeerMetrics
+	// HTTPListen is dfs.datanode.http.address (flag -http-listen): the
+	// address of the agent's own HTTP port, which serves /jmx (the bean
+	// Hadoop:service=DataNode,name=DataNodeInfo), /metrics and /healthz;
+	// "" for none, the default. Hadoop's default is 0.0.0.0:9864, but an
+	// agent beside a Hadoop DataNode shares its hdfs-site.xml and that
+	// port, so the agent opens a port only when told to. HTTPListener,
+	// when set, is used instead.
+	HTTPListen string
+	// HTTPListener is an open listener for the HTTP port; the agent closes
+	// it when Run returns.
+	HTTPListener net.Listener
 	// FaultReceiveDelay makes the agent wait this long before it
 	// acknowledges each probe packet it receives, as Hadoop's
 	// DataNodeFaultInjector.delaySendingAckToUpstream; 0 in production.
 	FaultReceiveDelay time.Duration
+
+	// PeerStatsEnabled is dfs.datanode.peer.stats.enabled, default true.
+	// False turns measurement and reporting off, as on a Hadoop DataNode:
+	// the agent sends no probe blocks, times nothing it relays, reads no
+	// -hadoop-jmx, and its heartbeats carry no slow-peer report; its /jmx
+	// shows SendPacketDownstreamAvgInfo as null. The data port still
+	// relays the probes of others, who need it for their measurements.
+	PeerStatsEnabled bool
 
 	// HeartbeatInterval is dfs.heartbeat.interval, default 3s.
 	HeartbeatInterval time.Duration
@@ -184,6 +207,7 @@ func DefaultConfig() Config {
 	return Config{
 		HeartbeatInterval:          DefaultHeartbeatInterval,
 		ReportInterval:             DefaultReportInterval,
+		PeerStatsEnabled:           DefaultPeerStatsEnabled,
 		MinOutlierDetectionSamples: DefaultMinOutlierDetectionSamples,
 		MinOutlierDetectionNodes:   DefaultMinOutlierDetectionNodes,
 		LowThreshold:               DefaultLowThreshold,
