@@ -80,7 +80,7 @@ func (c Config) validateSources() error {
 	}
 	if c.HTTPListener == nil && c.HTTPListen != "" {
 		if _, _, err := net.SplitHostPort(c.HTTPListen); err != nil {
-			return fmt.Errorf("http-listen: %q is not host:port", c.HTTPListen)
+			return fmt.Errorf("http-listen (dfs.datanode.http.address): %q is not host:port", c.HTTPListen)
 		}
 	}
 	if c.FaultReceiveDelay < 0 {

@@ -163,6 +163,23 @@ func (h hadoopConf) float(key string, def float64) (float64, error) {
 	return f, nil
 }
 
+// boolean returns key as Configuration.getBoolean reads it ("true" or
+// "false", any case), or def when unset. Hadoop silently takes the
+// default for anything else; here that is an error.
+func (h hadoopConf) boolean(key string, def bool) (bool, error) {
+	v, ok := h.value(key)
+	if !ok {
+		return def, nil
+	}
+	switch strings.ToLower(v) {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, fmt.Errorf("configuration %s: %q is not true or false", key, v)
+}
+
 // binaryPrefixes are the suffixes of Configuration.getLongBytes
 // (StringUtils.TraditionalBinaryPrefix).
 const binaryPrefixes = "kmgtpe"
