@@ -41,7 +41,7 @@ type ServiceStatus struct {
 }
 
 // actor sends the heartbeats of one agent to one service, on its own
-// schedule, as one of HDFS's BPServiceActor threads: it shares nothing with
+// schedule (without reports when detect is nil), as one of HDFS's BPServiceActor threads: it shares nothing with
 // the other actors but the report source, so that a slow or dead service
 // delays no other.
 type actor struct {
@@ -80,7 +80,7 @@ func (a *actor) run(ctx context.Context) {
 // interval before the next attempt.
 func (a *actor) beat(ctx context.Context, s *Scheduler) {
 	now := time.Now()
-	report := s.Begin(now)
+	report := s.Begin(now) && a.detect != nil // nil: peer statistics off, never a report
 	hb := reports.Heartbeat{Node: a.node}
 	var det Detection
 	if report {

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/VictoriaMetrics/metrics"
 )
 
 // Agent is the DataNode-side agent: it serves probe pipelines on its data
@@ -29,6 +31,9 @@ type Agent struct {
 	jmx     *HadoopJMX // nil unless cfg.HadoopJMX
 	dial    dialFunc
 	actors  []*actor
+
+	metricsSet *metrics.Set           // what /metrics writes
+	httpPort   atomic.Pointer[string] // the HTTP port's port, once Run serves it
 
 	counters counters
 	started  atomic.Bool
@@ -51,12 +56,16 @@ func New(cfg Config) (*Agent, error) {
 	if a.metrics == nil {
 		a.metrics = NewPeerMetrics(cfg)
 	}
-	detect := func(now time.Time) (Detection, error) { return a.metrics.Detect(now), nil }
-	if cfg.HadoopJMX != "" {
+	var detect detectFunc = func(now time.Time) (Detection, error) { return a.metrics.Detect(now), nil }
+	switch {
+	case !cfg.PeerStatsEnabled:
+		detect = nil // no reports, as a Hadoop DataNode without peer metrics
+	case cfg.HadoopJMX != "":
 		a.jmx = newHadoopJMX(cfg, cfg.HadoopJMX, a.client, &a.counters,
 			a.log.With(slog.String("source", "hadoop-jmx")))
 		detect = a.jmx.Detect
 	}
+	a.metricsSet = a.newMetricsSet()
 	for _, u := range cfg.NameNodes {
 		c, err := newHeartbeatClient(u, cfg.AuthToken, a.client)
 		if err != nil {
@@ -93,8 +102,8 @@ func (a *Agent) Services() []ServiceStatus {
 
 // Run runs the agent until ctx is done and returns nil then, once every
 // goroutine it started has ended and the data port is closed. It returns
-// an error at once if the data port cannot be opened. It panics if called
-// twice.
+// an error at once if the data port or the HTTP port cannot be opened. It
+// panics if called twice.
 func (a *Agent) Run(ctx context.Context) error {
 	if !a.started.CompareAndSwap(false, true) {
 		panic("BUG: datanode.Agent.Run called twice")
@@ -104,8 +113,18 @@ func (a *Agent) Run(ctx context.Context) error {
 		var lc net.ListenConfig
 		var err error
 		if ln, err = lc.Listen(ctx, "tcp", a.cfg.DataListen); err != nil {
+			if a.cfg.HTTPListener != nil {
+				a.cfg.HTTPListener.Close()
+			}
 			return fmt.Errorf("open the data port: %w", err)
 		}
+	}
+	hln, err := a.openHTTPPort(ctx)
+	if err != nil {
+		if ln != nil {
+			ln.Close()
+		}
+		return err
 	}
 	peers := probePeers(a.cfg.ID, a.cfg.Peers)
 	attrs := []any{slog.String("node", a.cfg.ID), slog.Any("namenodes", a.cfg.NameNodes),
@@ -113,9 +132,14 @@ func (a *Agent) Run(ctx context.Context) error {
 	if ln != nil {
 		attrs = append(attrs, slog.String("dataPort", ln.Addr().String()))
 	}
+	if hln != nil {
+		attrs = append(attrs, slog.String("httpPort", hln.Addr().String()))
+	}
 	switch {
+	case !a.cfg.PeerStatsEnabled:
+		attrs = append(attrs, slog.String("source", "none: dfs.datanode.peer.stats.enabled is false, so nothing is measured or reported"))
 	case a.jmx != nil:
-		attrs = append(attrs, slog.String("source", "hadoop-jmx "+a.cfg.HadoopJMX))
+		attrs = append(attrs, slog.String("source", "hadoop-jmx "+a.jmx.URL()))
 	case len(peers) > 0:
 		attrs = append(attrs, slog.String("source", "probes"), slog.Int("peers", len(peers)),
 			slog.Int64("probeBytesPerSecond", int64(a.cfg.ProbeBytesPerSecond())))
@@ -125,12 +149,19 @@ func (a *Agent) Run(ctx context.Context) error {
 	a.log.Info("agent started", attrs...)
 
 	var wg sync.WaitGroup
+	if hln != nil {
+		wg.Go(func() { a.serveHTTP(ctx, hln) })
+	}
 	if ln != nil {
-		srv := newDataServer(a.cfg.ID, a.metrics, &a.counters, a.cfg.ProbeTimeout, a.cfg.FaultReceiveDelay,
+		m := a.metrics
+		if !a.cfg.PeerStatsEnabled {
+			m = nil // relay, time nothing
+		}
+		srv := newDataServer(a.cfg.ID, m, &a.counters, a.cfg.ProbeTimeout, a.cfg.FaultReceiveDelay,
 			a.dial, a.log.With(slog.String("role", "relay")))
 		wg.Go(func() { srv.serve(ctx, ln) })
 	}
-	if a.jmx == nil && len(peers) > 0 {
+	if a.jmx == nil && len(peers) > 0 && a.cfg.PeerStatsEnabled {
 		p := newProber(a.cfg, peers, a.metrics, &a.counters, a.dial, a.log.With(slog.String("role", "prober")), rand.Uint64())
 		wg.Go(func() { p.run(ctx) })
 	}

@@ -45,10 +45,29 @@ type Config struct {
 	// the program that embeds the agent (and by the data port, if any).
 	// Nil: the agent makes its own.
 	PeerMetrics *PeerMetrics
+	// HTTPListen is dfs.datanode.http.address (flag -http-listen): the
+	// address of the agent's own HTTP port, which serves /jmx (the bean
+	// Hadoop:service=DataNode,name=DataNodeInfo), /metrics and /healthz;
+	// "" for none, the default. Hadoop's default is 0.0.0.0:9864, but an
+	// agent beside a Hadoop DataNode shares its hdfs-site.xml and that
+	// port, so the agent opens a port only when told to. HTTPListener,
+	// when set, is used instead.
+	HTTPListen string
+	// HTTPListener is an open listener for the HTTP port; the agent closes
+	// it when Run returns.
+	HTTPListener net.Listener
 	// FaultReceiveDelay makes the agent wait this long before it
 	// acknowledges each probe packet it receives, as Hadoop's
 	// DataNodeFaultInjector.delaySendingAckToUpstream; 0 in production.
 	FaultReceiveDelay time.Duration
+
+	// PeerStatsEnabled is dfs.datanode.peer.stats.enabled, default true.
+	// False turns measurement and reporting off, as on a Hadoop DataNode:
+	// the agent sends no probe blocks, times nothing it relays, reads no
+	// -hadoop-jmx, and its heartbeats carry no slow-peer report; its /jmx
+	// shows SendPacketDownstreamAvgInfo as null. The data port still
+	// relays the probes of others, who need it for their measurements.
+	PeerStatsEnabled bool
 
 	// HeartbeatInterval is dfs.heartbeat.interval, default 3s.
 	HeartbeatInterval time.Duration
@@ -116,6 +135,7 @@ func DefaultConfig() Config {
 	return Config{
 		HeartbeatInterval:          DefaultHeartbeatInterval,
 		ReportInterval:             DefaultReportInterval,
+		PeerStatsEnabled:           DefaultPeerStatsEnabled,
 		MinOutlierDetectionSamples: DefaultMinOutlierDetectionSamples,
 		MinOutlierDetectionNodes:   DefaultMinOutlierDetectionNodes,
 		LowThreshold:               DefaultLowThreshold,

@@ -17,7 +17,7 @@ import (
 // Reference: BlockReceiver.receivePacket and PacketResponder (HDFS).
 type dataServer struct {
 	id         string
-	metrics    *PeerMetrics
+	metrics    *PeerMetrics // nil: relay, time nothing (peer statistics off)
 	counters   *counters
 	timeout    time.Duration
 	faultDelay time.Duration

@@ -48,17 +48,34 @@
 // node in tests and demos.
 //
 // A Hadoop DataNode beside the agent (Config.HadoopJMX). The agent reads
-// the DataNode's /jmx every slowpeer.hadoop.jmx.interval and takes the
+// the DataNode's /jmx (asking for the DataNodeInfo bean alone when the URL
+// has no qry) every slowpeer.hadoop.jmx.interval and takes the
 // per-peer averages of SendPacketDownstreamAvgInfo ([HadoopJMX]). Those
 // are already Hadoop's rolling averages, so they go straight to the
 // outlier test, not through a second rolling window; the document carries
 // no sample counts, so the min-samples rule cannot apply. Hadoop names
 // peers by their HTTP info address; slowpeer.hadoop.jmx.peer.port renames
-// them to the transfer port.
+// them to the transfer port. The bare NaN that Hadoop writes for a
+// non-finite gauge does not stop it. A lasting condition (peer statistics
+// off on the DataNode, or a DataNode without them) is logged once when it
+// begins and once when it ends.
 //
 // Embedded ([PeerMetrics]). A storage system written in Go calls
 // AddSendPacketDownstream on its own replication path and gives its
 // PeerMetrics to an agent in Config.PeerMetrics.
+//
+// dfs.datanode.peer.stats.enabled=false turns measurement and reporting
+// off, as on a Hadoop DataNode: no probe blocks, no timing of what the
+// data port relays, no reading of -hadoop-jmx, no slow-peer reports.
+//
+// # The HTTP port
+//
+// With Config.HTTPListen (dfs.datanode.http.address, -http-listen) the
+// agent serves [Agent.Handler]: /jmx with the bean
+// Hadoop:service=DataNode,name=DataNodeInfo whose
+// SendPacketDownstreamAvgInfo is the string a Hadoop DataNode writes, so
+// that another agent's -hadoop-jmx, and Hadoop's tooling, read it; /metrics
+// (Prometheus text, one latency series per peer); /healthz.
 //
 // # Probe bandwidth
 //

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
+	"net/url"
 	"sort"
 	"strconv"
 	"sync"
@@ -36,7 +38,10 @@ const staleScrapes = 3
 //
 // A document that cannot be read or is malformed is an error, logged and
 // counted, never read as zero latencies; the last good document stays in
-// use until it is staleScrapes intervals old.
+// use until it is staleScrapes intervals old. A lasting condition of the
+// DataNode (peer statistics off, a DataNode without them, no DataNodeInfo
+// bean) is logged once when it begins and once when it ends, not at every
+// read; it is still counted at every read.
 //
 // HadoopJMX is safe for concurrent use. Construct it with NewHadoopJMX.
 type HadoopJMX struct {
@@ -48,6 +53,7 @@ type HadoopJMX struct {
 	log      *slog.Logger
 
 	mu        sync.Mutex
+	condition error              // guarded by mu: the lasting condition logged, nil if none
 	latencies map[string]float64 // guarded by mu: the last good document's
 	readAt    time.Time          // guarded by mu: when it was read
 	detector  *outlier.Detector  // guarded by mu
@@ -56,7 +62,8 @@ type HadoopJMX struct {
 
 // NewHadoopJMX returns a source that reads url every cfg.HadoopJMXInterval
 // with client and tests with cfg's MinOutlierDetectionNodes and
-// LowThreshold. A nil client uses http.DefaultClient; a nil log discards.
+// LowThreshold. A URL without a qry asks for DataNodeInfo alone (see
+// HadoopJMXURL). A nil client uses http.DefaultClient; a nil log discards.
 func NewHadoopJMX(cfg Config, url string, client *http.Client, log *slog.Logger) *HadoopJMX {
 	return newHadoopJMX(cfg, url, client, &counters{}, log)
 }
@@ -71,7 +78,7 @@ func newHadoopJMX(cfg Config, url string, client *http.Client, c *counters, log 
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &HadoopJMX{url: url, client: client, interval: cfg.HadoopJMXInterval, peerPort: cfg.HadoopJMXPeerPort,
+	return &HadoopJMX{url: HadoopJMXURL(url), client: client, interval: cfg.HadoopJMXInterval, peerPort: cfg.HadoopJMXPeerPort,
 		counters: c, log: log,
 		detector: outlier.New(cfg.MinOutlierDetectionNodes, cfg.LowThreshold)}
 }
@@ -97,24 +104,101 @@ func (h *HadoopJMX) Run(ctx context.Context) {
 	}
 }
 
+// URL returns the URL the source reads.
+func (h *HadoopJMX) URL() string { return h.url }
+
+// lastingConditions are the errors of jmx.PeerLatencies that describe the
+// DataNode rather than one read.
+var lastingConditions = []error{jmx.ErrPeerStatsDisabled, jmx.ErrNoPeerStats, jmx.ErrNoDataNodeInfo}
+
+// lasting returns the lasting condition err is, or nil.
+func lasting(err error) error {
+	for _, c := range lastingConditions {
+		if errors.Is(err, c) {
+			return c
+		}
+	}
+	return nil
+}
+
 // Scrape reads the document once. On success its latencies become the
 // source of reports; on failure nothing changes but the error counter.
 func (h *HadoopJMX) Scrape(ctx context.Context) error {
 	lat, err := h.fetch(ctx)
 	if err != nil {
-		if ctx.Err() == nil || !errors.Is(err, context.Canceled) {
-			h.counters.jmxErrors.Add(1)
+		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+			return err
+		}
+		h.counters.jmxErrors.Add(1)
+		// A failed read says nothing of a lasting condition: only a good
+		// read ends one, or another lasting condition replaces it.
+		cond := lasting(err)
+		h.mu.Lock()
+		was := h.condition
+		if cond != nil {
+			h.condition = cond
+		}
+		h.mu.Unlock()
+		switch {
+		case cond == nil:
 			h.log.Warn("reading the Hadoop DataNode's /jmx failed", slog.String("url", h.url), slog.Any("err", err))
+		case cond != was:
+			h.log.Warn("the Hadoop DataNode's /jmx has no peer latencies; no slow-peer reports until it has (logged once)",
+				slog.String("url", h.url), slog.Any("read", err))
 		}
 		return err
 	}
 	now := time.Now()
 	h.mu.Lock()
+	was := h.condition
+	h.condition = nil
 	h.latencies, h.readAt = lat, now
 	h.mu.Unlock()
 	h.counters.jmxScrapes.Add(1)
+	if was != nil {
+		h.log.Info("the Hadoop DataNode's /jmx has peer latencies again", slog.String("url", h.url),
+			slog.Int("peers", len(lat)), slog.String("before", was.Error()))
+	}
 	h.log.Debug("read the Hadoop DataNode's /jmx", slog.String("url", h.url), slog.Int("peers", len(lat)))
 	return nil
+}
+
+// Latencies returns the per-peer latencies of the last good document, in
+// milliseconds, or nil when there is none younger than staleScrapes
+// intervals at now.
+func (h *HadoopJMX) Latencies(now time.Time) map[string]float64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.readAt.IsZero() || now.Sub(h.readAt) >= staleScrapes*h.interval {
+		return nil
+	}
+	return maps.Clone(h.latencies)
+}
+
+// HadoopJMXURL returns the URL a HadoopJMX source reads for raw: raw with
+// "/jmx" as its path when it has none, and
+// "qry=Hadoop:service=DataNode,name=DataNodeInfo" added when it has no
+// qry, so that only the bean the agent needs is read (a whole document is
+// larger, and a bean of Hadoop's may hold anything). A raw that does not
+// parse is returned as it is.
+func HadoopJMXURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	if u.Path == "" || u.Path == "/" {
+		u.Path = "/jmx"
+	}
+	q := u.Query()
+	if !q.Has("qry") && !q.Has("get") {
+		// Written unencoded, as Hadoop's own tools and documentation do;
+		// JMXJsonServlet decodes either.
+		if u.RawQuery != "" {
+			u.RawQuery += "&"
+		}
+		u.RawQuery += "qry=" + jmx.DataNodeInfoBean
+	}
+	return u.String()
 }
 
 func (h *HadoopJMX) fetch(ctx context.Context) (map[string]float64, error) {

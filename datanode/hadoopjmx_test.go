@@ -138,7 +138,7 @@ func TestHadoopJMXErrors(t *testing.T) {
 		}
 	}
 	f("dn-peer-stats-disabled.json", 200, "dfs.datanode.peer.stats.enabled is false")
-	f("dn-nan.json", 200, "parse /jmx")
+	f("dn-hadoop2-no-attr.json", 200, "has no SendPacketDownstreamAvgInfo")
 	f("dn-bad-avg.json", 200, "SendPacketDownstreamAvgInfo")
 	f("dn-negative-avg.json", 200, "negative")
 	f("dn-no-bean.json", 200, "no bean Hadoop:service=DataNode,name=DataNodeInfo")

@@ -45,6 +45,18 @@ const (
 	// DefaultLowThreshold is Hadoop's
 	// DFS_DATANODE_SLOWPEER_LOW_THRESHOLD_MS_DEFAULT.
 	DefaultLowThreshold = outlier.DefaultLowThreshold
+
+	// PeerStatsEnabledKey turns measuring and reporting peers on or off.
+	PeerStatsEnabledKey = "dfs.datanode.peer.stats.enabled"
+	// DefaultPeerStatsEnabled is true. Hadoop's is false; slowpeer's agent
+	// exists to keep these statistics, so they are on unless turned off.
+	DefaultPeerStatsEnabled = true
+
+	// HTTPAddressKey is the agent's own HTTP port (/jmx, /metrics,
+	// /healthz), Hadoop's DataNode info port key. Unset, there is none: an
+	// agent beside a real DataNode shares its hdfs-site.xml and must not
+	// take its port (9864).
+	HTTPAddressKey = "dfs.datanode.http.address"
 )
 
 // slowpeer's own keys of the agent, with their defaults. Bare durations are

@@ -177,7 +177,7 @@ func (s *dataServer) mirror(down net.Conn, pkt []byte, seq uint32, waitAck time.
 		return ack{}, err
 	}
 	s.counters.probeBytesReceived.Add(ackBytes)
-	if a.Status == ackOK && len(targets) == 1 {
+	if a.Status == ackOK && len(targets) == 1 && s.metrics != nil {
 		end := time.Now()
 		s.metrics.AddSendPacketDownstreamAt(end, targets[0], end.Sub(start))
 		s.counters.latenciesRecorded.Add(1)

@@ -78,6 +78,11 @@ func (c Config) validateSources() error {
 			return errors.New("hadoop-jmx and an embedded PeerMetrics are two latency sources: give one")
 		}
 	}
+	if c.HTTPListener == nil && c.HTTPListen != "" {
+		if _, _, err := net.SplitHostPort(c.HTTPListen); err != nil {
+			return fmt.Errorf("http-listen (dfs.datanode.http.address): %q is not host:port", c.HTTPListen)
+		}
+	}
 	if c.FaultReceiveDelay < 0 {
 		return fmt.Errorf("fault-receive-delay: %v is negative", c.FaultReceiveDelay)
 	}

@@ -24,6 +24,12 @@
 // qry: Hadoop's body is an empty object, "{ }", where Write answers
 // {"result":"ERROR","message":...}.
 //
+// [MarshalJackson] writes a value as Hadoop's Jackson ObjectMapper writes
+// the same Java object, byte for byte: doubles as Java's Double.toString
+// ([FormatDouble]: 25.0, 1.0E-4), no HTML escaping. A NameNode's
+// SlowPeersReport string is written with it; [PeerAveragesJSON] writes a
+// DataNode's SendPacketDownstreamAvgInfo.
+//
 // # Patterns
 //
 // [Query] follows javax.management.ObjectName: a domain with the wildcards
@@ -43,12 +49,15 @@
 // [Parse] reads a document scraped from a Hadoop NameNode or DataNode.
 // Numbers are kept as [encoding/json.Number], the exact text Hadoop wrote,
 // so a 64-bit counter or a 17-digit double is not rounded through float64;
-// objects become map[string]any and arrays []any. A document larger than
-// [MaxDocumentBytes], not valid UTF-8, not JSON (Hadoop writes a NaN gauge
-// as a bare NaN, which is not JSON), without a "beans" array, with a bean
-// that is not an object, has no name or names an attribute twice is an
+// objects become map[string]any and arrays []any. The bare NaN, Infinity
+// and -Infinity Hadoop writes for non-finite gauges are read, as
+// json.Number("NaN") and so on. A document larger than [MaxDocumentBytes],
+// not valid UTF-8, not JSON, without a "beans" array, with a bean that is
+// not an object, has no name or names an attribute twice is an
 // error, never a partial result. [PeerLatencies] reads a DataNode's
-// SendPacketDownstreamAvgInfo.
+// SendPacketDownstreamAvgInfo; [ParseSlowPeersReport] and
+// [ParseSlowDisksReport] read a NameNode's SlowPeersReport, in every shape
+// Hadoop has written it, and SlowDisksReport.
 //
 // All functions are safe for concurrent use; they keep no state. A [Bean]
 // is a plain value; the package never modifies one it is given.

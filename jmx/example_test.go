@@ -1,6 +1,7 @@
 package jmx_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"
@@ -128,12 +129,18 @@ func ExampleParse() {
 	for _, a := range state.Attrs {
 		fmt.Printf("%s %T %v\n", a.Name, a.Value, a.Value)
 	}
-	_, err = jmx.Parse([]byte(`{"beans":[{"name":"a:b=c","Gauge":NaN}]}`))
+	// Hadoop writes a NaN gauge bare; it reads as a json.Number.
+	beans, _ = jmx.Parse([]byte(`{"beans":[{"name":"a:b=c","Gauge":NaN}]}`))
+	gauge, _ := beans[0].Attr("Gauge")
+	f, err := gauge.(json.Number).Float64()
+	fmt.Println(gauge, f, err)
+	_, err = jmx.Parse([]byte(`{"beans":[{"name":"a:b=c","Gauge":}]}`))
 	fmt.Println(err)
 	// Output:
 	// CapacityTotal json.Number 9007199254740993
 	// NumLiveDataNodes json.Number 11
-	// parse jmx document: bean 0 (a:b=c): member "Gauge": invalid character 'N' looking for beginning of value
+	// NaN NaN <nil>
+	// parse jmx document: bean 0 (a:b=c): member "Gauge": invalid character '}' looking for beginning of value
 }
 
 // PeerLatencies reads what a Hadoop DataNode measured of its downstream
@@ -169,4 +176,53 @@ func ExampleBean_MarshalJSON() {
 	fmt.Println(string(b), err)
 	// Output:
 	// {"name":"Hadoop:service=NameNode,name=NameNodeStatus","modelerType":"org.apache.hadoop.hdfs.server.namenode.NameNode","State":"active","SlowPeersReport":"[]"} <nil>
+}
+
+// MarshalJackson writes a NameNode's SlowPeersReport as Hadoop's Jackson
+// does: doubles as Java's Double.toString, no HTML escaping.
+func ExampleMarshalJackson() {
+	type reporter struct {
+		Node      string  `json:"ReportingNode"`
+		LatencyMs float64 `json:"ReportedLatency"`
+		MedianMs  float64 `json:"MedianLatency"`
+	}
+	type slowNode struct {
+		Node      string     `json:"SlowNode"`
+		Reporters []reporter `json:"SlowPeerLatencyWithReportingNodes"`
+	}
+	report, err := jmx.MarshalJackson([]slowNode{{Node: "10.0.0.5:9866",
+		Reporters: []reporter{{Node: "10.0.0.2:9866", LatencyMs: 25, MedianMs: 1e-4}}}})
+	fmt.Println(string(report), err)
+	fmt.Println(jmx.FormatDouble(12345678.5), jmx.FormatDouble(0.001), jmx.FormatDouble(1e7))
+	// Output:
+	// [{"SlowNode":"10.0.0.5:9866","SlowPeerLatencyWithReportingNodes":[{"ReportingNode":"10.0.0.2:9866","ReportedLatency":25.0,"MedianLatency":1.0E-4}]}] <nil>
+	// 1.23456785E7 0.001 1.0E7
+}
+
+// PeerAveragesJSON writes SendPacketDownstreamAvgInfo as a Hadoop DataNode
+// does, for a DataNodeInfo bean of one's own.
+func ExamplePeerAveragesJSON() {
+	fmt.Println(jmx.PeerAveragesJSON(map[string]float64{"10.0.0.5:9864": 2.75, "10.0.0.3:9864": 48}))
+	// Output:
+	// {"[10.0.0.3:9864]RollingAvgTime":48.0,"[10.0.0.5:9864]RollingAvgTime":2.75}
+}
+
+// ParseSlowPeersReport reads a Hadoop NameNode's SlowPeersReport in any of
+// its shapes; a figure Hadoop did not send is nil.
+func ExampleParseSlowPeersReport() {
+	for _, s := range []string{
+		`[{"SlowNode":"10.0.0.5:9864","ReportingNodes":["10.0.0.2:9867"]}]`,
+		`[{"SlowNode":"10.0.0.5:9864","SlowPeerLatencyWithReportingNodes":[{"ReportingNode":"10.0.0.2:9867","ReportedLatency":35.2,"MedianLatency":2.1}]}]`,
+	} {
+		nodes, err := jmx.ParseSlowPeersReport(s)
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		r := nodes[0].Reporters[0]
+		fmt.Println(nodes[0].Node, r.Node, r.LatencyMs != nil, r.MedianMs != nil, r.MADMs != nil)
+	}
+	// Output:
+	// 10.0.0.5:9864 10.0.0.2:9867 false false false
+	// 10.0.0.5:9864 10.0.0.2:9867 true true false
 }

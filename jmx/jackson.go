@@ -1,5 +1,11 @@
 package jmx
 
+import (
+	"bytes"
+	"encoding/json"
+	"unicode/utf8"
+)
+
 // jacksonIndent appends to dst the compact JSON src laid out as Jackson's
 // DefaultPrettyPrinter lays it out, which is what JMXJsonServlet's
 // jg.useDefaultPrettyPrinter() gives Hadoop's /jmx:
@@ -81,4 +87,55 @@ func closer(open byte) byte {
 		return '}'
 	}
 	return ']'
+}
+
+// appendJacksonString appends s as a JSON string with Jackson's escapes
+// (CharTypes.sOutputEscapes128): only '"', '\\' and the control
+// characters.
+func appendJacksonString(dst []byte, s string) []byte {
+	const hex = "0123456789ABCDEF"
+	dst = append(dst, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				dst = utf8.AppendRune(dst, utf8.RuneError)
+			} else {
+				dst = append(dst, s[i:i+size]...)
+			}
+			i += size
+			continue
+		}
+		switch {
+		case c == '"' || c == '\\':
+			dst = append(dst, '\\', c)
+		case c == '\b':
+			dst = append(dst, '\\', 'b')
+		case c == '\t':
+			dst = append(dst, '\\', 't')
+		case c == '\n':
+			dst = append(dst, '\\', 'n')
+		case c == '\f':
+			dst = append(dst, '\\', 'f')
+		case c == '\r':
+			dst = append(dst, '\\', 'r')
+		case c < 0x20:
+			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+		default:
+			dst = append(dst, c)
+		}
+		i++
+	}
+	return append(dst, '"')
+}
+
+// compactJSON returns raw without insignificant whitespace, or an error
+// when it is not one JSON value.
+func compactJSON(raw []byte) ([]byte, error) {
+	var out bytes.Buffer
+	if err := json.Compact(&out, raw); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
 }

@@ -23,7 +23,12 @@ const MaxDocumentBytes = 32 << 20
 //
 // Numbers come back as json.Number, the exact text of the document, so
 // that neither a 64-bit counter nor a 17-digit double is rounded; objects
-// become map[string]any and arrays []any. A bean's "name" must be a
+// become map[string]any and arrays []any. A bare NaN, Infinity or
+// -Infinity, which Hadoop writes for a non-finite double gauge
+// (HADOOP-18954) though it is not JSON, is read wherever a value may stand
+// and comes back as json.Number("NaN"), json.Number("Infinity") or
+// json.Number("-Infinity"), so that one such gauge in any bean does not
+// make the whole document unreadable. A bean's "name" must be a
 // non-empty string and its "modelerType", if present, a string or null
 // (read as ""); every other member is an attribute, in document order.
 // Members of the document other than "beans" are ignored, except that a
@@ -32,7 +37,7 @@ const MaxDocumentBytes = 32 << 20
 //
 // It is an error, and no beans are returned, when the document is larger
 // than MaxDocumentBytes, is not valid UTF-8 or not one JSON object
-// (truncated, a bare NaN, trailing data), has no "beans" array or two, has
+// (truncated, trailing data), has no "beans" array or two, has
 // a bean that is not an object, lacks a name, or names one member twice.
 func Parse(data []byte) ([]Bean, error) {
 	if len(data) > MaxDocumentBytes {
@@ -41,16 +46,17 @@ func Parse(data []byte) ([]Bean, error) {
 	if !utf8.Valid(data) {
 		return nil, errors.New("parse jmx document: not valid UTF-8")
 	}
+	data, nf := rewriteNonFinite(data)
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.UseNumber()
-	beans, err := parseDocument(d)
+	beans, err := parseDocument(d, nf)
 	if err != nil {
 		return nil, fmt.Errorf("parse jmx document: %w", err)
 	}
 	return beans, nil
 }
 
-func parseDocument(d *json.Decoder) ([]Bean, error) {
+func parseDocument(d *json.Decoder, nf *nonFinite) ([]Bean, error) {
 	if err := expectDelim(d, '{', "the document is not an object"); err != nil {
 		return nil, err
 	}
@@ -71,7 +77,7 @@ func parseDocument(d *json.Decoder) ([]Bean, error) {
 				return nil, errors.New(`"beans" given twice`)
 			}
 			haveBeans = true
-			if beans, err = parseBeans(d); err != nil {
+			if beans, err = parseBeans(d, nf); err != nil {
 				return nil, err
 			}
 		default:
@@ -104,13 +110,13 @@ func parseDocument(d *json.Decoder) ([]Bean, error) {
 	return beans, nil
 }
 
-func parseBeans(d *json.Decoder) ([]Bean, error) {
+func parseBeans(d *json.Decoder, nf *nonFinite) ([]Bean, error) {
 	if err := expectDelim(d, '[', `"beans" is not an array`); err != nil {
 		return nil, err
 	}
 	beans := []Bean{}
 	for i := 0; d.More(); i++ {
-		b, err := parseBean(d)
+		b, err := parseBean(d, nf)
 		if err != nil {
 			if b.Name != "" {
 				return nil, fmt.Errorf("bean %d (%s): %w", i, b.Name, err)
@@ -127,7 +133,7 @@ func parseBeans(d *json.Decoder) ([]Bean, error) {
 
 // parseBean reads one bean; on an error it returns what it has read, so
 // that the error can name the bean.
-func parseBean(d *json.Decoder) (Bean, error) {
+func parseBean(d *json.Decoder, nf *nonFinite) (Bean, error) {
 	var b Bean
 	if err := expectDelim(d, '{', "not an object"); err != nil {
 		return b, err
@@ -161,7 +167,7 @@ func parseBean(d *json.Decoder) (Bean, error) {
 			}
 			b.ModelerType = s
 		default:
-			b.Attrs = append(b.Attrs, Attr{Name: key, Value: v})
+			b.Attrs = append(b.Attrs, Attr{Name: key, Value: nf.restore(v)})
 		}
 	}
 	if err := expectDelim(d, '}', "the bean does not end"); err != nil {

@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net"
 	"net/netip"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -26,6 +29,23 @@ const (
 	peerKeySuffix = "]RollingAvgTime"
 )
 
+// The lasting reasons a DataNode's document has no peer latencies, which
+// PeerLatencies wraps so that a caller can tell them with errors.Is from a
+// malformed document.
+var (
+	// ErrNoDataNodeInfo: the document has no DataNodeInfoBean (not a
+	// DataNode, or a qry that selects another bean).
+	ErrNoDataNodeInfo = errors.New("no bean " + DataNodeInfoBean)
+	// ErrNoPeerStats: the bean has no SendPacketDownstreamAvgInfo, as on a
+	// DataNode older than peer statistics (HDFS-10917, Hadoop 2.x).
+	ErrNoPeerStats = errors.New("bean " + DataNodeInfoBean + " has no " + SendPacketDownstreamAvgInfo +
+		": a DataNode without peer statistics (older than HDFS-10917)")
+	// ErrPeerStatsDisabled: SendPacketDownstreamAvgInfo is null, as on a
+	// DataNode with dfs.datanode.peer.stats.enabled false.
+	ErrPeerStatsDisabled = errors.New(SendPacketDownstreamAvgInfo +
+		" is null: the DataNode keeps no peer metrics (dfs.datanode.peer.stats.enabled is false)")
+)
+
 // PeerLatencies reads the SendPacketDownstreamAvgInfo attribute of the bean
 // Hadoop:service=DataNode,name=DataNodeInfo, as a DataNode's /jmx carries
 // it (DataNode.getSendPacketDownstreamAvgInfo, filled by
@@ -35,26 +55,26 @@ const (
 // downstream peer over its rolling windows.
 //
 // It returns peer id -> milliseconds. A peer id is "ip:port" (IPv6 as
-// "[ip]:port", the address in its canonical form); Hadoop's port there is
+// "[ip]:port", the address in its canonical form) or, as slowpeer agents
+// write them, "host:port" in lower case; Hadoop's port there is
 // the peer's HTTP info port (9864 by default), not its data transfer port.
 // An empty object, which a DataNode that wrote no pipeline lately reports,
 // gives an empty map. Everything else is an error, never a zero: no such
-// bean, no such attribute, null (the DataNode keeps no peer metrics:
-// dfs.datanode.peer.stats.enabled is false), a value that is not a string,
+// bean (ErrNoDataNodeInfo), no such attribute (ErrNoPeerStats), null
+// (ErrPeerStatsDisabled), a value that is not a string,
 // a string that is not one JSON object, a key not of Hadoop's form, the
 // same peer twice, a value that is not a finite non-negative number.
 func PeerLatencies(beans []Bean) (map[string]float64, error) {
 	b, ok := Find(beans, DataNodeInfoBean)
 	if !ok {
-		return nil, fmt.Errorf("read peer latencies: no bean %s", DataNodeInfoBean)
+		return nil, fmt.Errorf("read peer latencies: %w", ErrNoDataNodeInfo)
 	}
 	v, ok := b.Attr(SendPacketDownstreamAvgInfo)
 	if !ok {
-		return nil, fmt.Errorf("read peer latencies: bean %s has no %s", DataNodeInfoBean, SendPacketDownstreamAvgInfo)
+		return nil, fmt.Errorf("read peer latencies: %w", ErrNoPeerStats)
 	}
 	if v == nil {
-		return nil, fmt.Errorf("read peer latencies: %s is null: the DataNode keeps no peer metrics (dfs.datanode.peer.stats.enabled is false)",
-			SendPacketDownstreamAvgInfo)
+		return nil, fmt.Errorf("read peer latencies: %w", ErrPeerStatsDisabled)
 	}
 	s, ok := v.(string)
 	if !ok {
@@ -122,7 +142,10 @@ func parsePeerAverages(s string) (map[string]float64, error) {
 
 // parsePeerKey turns "[10.0.0.5:9864]RollingAvgTime" into "10.0.0.5:9864".
 // The address is everything before the last colon, so an IPv6 address,
-// which Hadoop writes without brackets, reads as well.
+// which Hadoop writes without brackets, reads as well. Hadoop names peers
+// by IP address; a DNS host name is accepted too (slowpeer agents name
+// peers by their ids), in lower case, because MutableRollingAverages
+// capitalizes the first letter of the name ("[Dn5.example.com:9864]...").
 func parsePeerKey(key string) (string, error) {
 	inner, ok1 := strings.CutPrefix(key, peerKeyPrefix)
 	inner, ok2 := strings.CutSuffix(inner, peerKeySuffix)
@@ -131,13 +154,67 @@ func parsePeerKey(key string) (string, error) {
 		return "", fmt.Errorf("key %q is not %q", key, "[ip:port]RollingAvgTime")
 	}
 	host, port := inner[:colon], inner[colon+1:]
-	addr, err := netip.ParseAddr(host)
-	if err != nil {
-		return "", fmt.Errorf("key %q: %q is not an IP address", key, host)
+	if addr, err := netip.ParseAddr(host); err == nil {
+		host = addr.String()
+	} else if hostName(host) {
+		host = strings.ToLower(host)
+	} else {
+		return "", fmt.Errorf("key %q: %q is not an IP address or host name", key, host)
 	}
 	n, err := strconv.ParseUint(port, 10, 16)
 	if err != nil || n == 0 || strconv.FormatUint(n, 10) != port {
 		return "", fmt.Errorf("key %q: %q is not a port", key, port)
 	}
-	return net.JoinHostPort(addr.String(), port), nil
+	return net.JoinHostPort(host, port), nil
+}
+
+// hostName reports whether s is a DNS host name (RFC 1123): dot-separated
+// labels of 1 to 63 letters, digits and hyphens, not starting or ending
+// with a hyphen, 253 bytes at most, not all digits and dots.
+func hostName(s string) bool {
+	if s == "" || len(s) > 253 || strings.Trim(s, "0123456789.") == "" {
+		return false
+	}
+	for label := range strings.SplitSeq(s, ".") {
+		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		for _, c := range []byte(label) {
+			if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// PeerAveragesJSON returns the SendPacketDownstreamAvgInfo string of a
+// DataNode whose average latencies to its downstream peers, in
+// milliseconds by peer id, are avgMs, as
+// DataNodePeerMetrics.dumpSendPacketDownstreamAvgInfoAsJson writes it:
+// {"[10.0.0.5:9864]RollingAvgTime":2.75,...}, one member a peer, each
+// double as Jackson writes it (FormatDouble; a non-finite one quoted),
+// without whitespace. Hadoop writes the peers in its map's order; here
+// they are sorted. An empty or nil map gives "{}", as Hadoop's does.
+// Peer ids are written as they are, except that an IPv6 address loses its
+// brackets, as in Hadoop's names; Hadoop would also capitalize a host
+// name's first letter, which changes nothing for its IP addresses.
+func PeerAveragesJSON(avgMs map[string]float64) string {
+	peers := slices.Sorted(maps.Keys(avgMs))
+	var e jacksonEncoder
+	e.buf = append(e.buf, '{')
+	for i, peer := range peers {
+		if i > 0 {
+			e.buf = append(e.buf, ',')
+		}
+		name := peer
+		if host, port, err := net.SplitHostPort(peer); err == nil && strings.Contains(host, ":") {
+			name = host + ":" + port // Hadoop's ipAddr + ":" + port: IPv6 without brackets
+		}
+		e.buf = appendJacksonString(e.buf, peerKeyPrefix+name+peerKeySuffix)
+		e.buf = append(e.buf, ':')
+		e.float(reflect.ValueOf(avgMs[peer]))
+	}
+	e.buf = append(e.buf, '}')
+	return string(e.buf)
 }

@@ -2,6 +2,7 @@ package jmx
 
 import (
 	"encoding/json"
+	"errors"
 	"maps"
 	"math"
 	"net"
@@ -66,6 +67,10 @@ func TestPeerLatencies(t *testing.T) {
 	// IPv6: Hadoop writes ipAddr + ":" + port with no brackets.
 	f(`{"[2001:db8:0:0:0:0:0:5:9864]RollingAvgTime":3.5}`, map[string]float64{"[2001:db8::5]:9864": 3.5})
 	f(`{"[::1:9864]RollingAvgTime":3.5}`, map[string]float64{"[::1]:9864": 3.5})
+	// Host names, as slowpeer agents name peers, in lower case: Hadoop's
+	// MutableRollingAverages capitalizes the first letter of a name.
+	f(`{"[dn5.example.com:9866]RollingAvgTime":2,"[Dn6.Example.com:9866]RollingAvgTime":3}`,
+		map[string]float64{"dn5.example.com:9866": 2, "dn6.example.com:9866": 3})
 	// The bean may be named with its keys in any order.
 	got, err := PeerLatencies([]Bean{{Name: "Hadoop:name=DataNodeInfo,service=DataNode",
 		Attrs: []Attr{{SendPacketDownstreamAvgInfo, `{"[10.0.0.5:9864]RollingAvgTime":1}`}}}})
@@ -96,6 +101,16 @@ func TestPeerLatenciesErrors(t *testing.T) {
 	f("a NameNode's beans", readFixture(t, "namenode-jmx.json"), "no bean")
 	f("no attribute", []Bean{{Name: DataNodeInfoBean, Attrs: []Attr{{"XceiverCount", 1}}}}, "has no SendPacketDownstreamAvgInfo")
 	g("peer stats disabled", nil, "dfs.datanode.peer.stats.enabled is false")
+	// The lasting conditions are told apart with errors.Is.
+	is := func(beans []Bean, want error) {
+		t.Helper()
+		if _, err := PeerLatencies(beans); !errors.Is(err, want) {
+			t.Fatalf("PeerLatencies = %v, want %v", err, want)
+		}
+	}
+	is(nil, ErrNoDataNodeInfo)
+	is([]Bean{{Name: DataNodeInfoBean}}, ErrNoPeerStats)
+	is(dataNodeInfo(nil), ErrPeerStatsDisabled)
 	g("an object, not a string", map[string]any{"[10.0.0.5:9864]RollingAvgTime": json.Number("1")}, "is an object, not a string")
 	g("a number", json.Number("1"), "is a number, not a string")
 	g("empty string", ``, "unexpected EOF")
@@ -115,7 +130,10 @@ func TestPeerLatenciesErrors(t *testing.T) {
 	g("another metric", `{"[10.0.0.5:9864]RollingAvgLatency":1}`, "is not")
 	g("suffix only", `{"[10.0.0.5:9864]":1}`, "is not")
 	g("no port", `{"[10.0.0.5]RollingAvgTime":1}`, "is not")
-	g("hostname", `{"[dn5.example.com:9864]RollingAvgTime":1}`, "not an IP address")
+	g("bad host name", `{"[dn_5.example.com:9864]RollingAvgTime":1}`, "not an IP address or host name")
+	g("host name with an empty label", `{"[dn5..com:9864]RollingAvgTime":1}`, "not an IP address or host name")
+	g("host name with a hyphen at the end", `{"[dn5-:9864]RollingAvgTime":1}`, "not an IP address or host name")
+	g("digits that are no IP", `{"[10.0.0.256:9864]RollingAvgTime":1}`, "not an IP address or host name")
 	g("empty host", `{"[:9864]RollingAvgTime":1}`, "not an IP address")
 	g("bracketed IPv6", `{"[[::1]:9864]RollingAvgTime":1}`, "not an IP address")
 	g("port zero", `{"[10.0.0.5:0]RollingAvgTime":1}`, "not a port")
@@ -173,8 +191,8 @@ func FuzzPeerLatencies(f *testing.F) {
 			if err != nil {
 				t.Fatalf("peer id %q: %v", peer, err)
 			}
-			if _, err := netip.ParseAddr(host); err != nil {
-				t.Fatalf("peer id %q: %v", peer, err)
+			if _, err := netip.ParseAddr(host); err != nil && (!hostName(host) || strings.ToLower(host) != host) {
+				t.Fatalf("peer id %q: neither an IP address nor a host name in lower case", peer)
 			}
 			if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
 				t.Fatalf("peer id %q: bad port", peer)
@@ -192,4 +210,22 @@ func FuzzPeerLatencies(f *testing.F) {
 			t.Fatalf("re-reading %s: %v, %v; want %v", again.String(), back, err, got)
 		}
 	})
+}
+
+// Reference: DataNodePeerMetrics.dumpSendPacketDownstreamAvgInfoAsJson,
+// a MetricsJsonBuilder (Jackson) over MutableRollingAverages' gauges.
+func TestPeerAveragesJSON(t *testing.T) {
+	f := func(avg map[string]float64, want string) {
+		t.Helper()
+		if got := PeerAveragesJSON(avg); got != want {
+			t.Fatalf("PeerAveragesJSON(%v) = %s, want %s", avg, got, want)
+		}
+		if back, err := parsePeerAverages(want); err != nil || (len(avg) > 0 && !reflect.DeepEqual(back, avg)) {
+			t.Fatalf("PeerAveragesJSON(%v) reads back as %v, %v", avg, back, err)
+		}
+	}
+	f(nil, `{}`)
+	f(map[string]float64{"10.0.0.5:9864": 2.75, "10.0.0.3:9864": 25, "[::1]:9866": 1e-4},
+		`{"[10.0.0.3:9864]RollingAvgTime":25.0,"[10.0.0.5:9864]RollingAvgTime":2.75,"[::1:9866]RollingAvgTime":1.0E-4}`)
+	f(map[string]float64{"dn5.example.com:9866": 12345678.5}, `{"[dn5.example.com:9866]RollingAvgTime":1.23456785E7}`)
 }

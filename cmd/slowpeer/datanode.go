@@ -11,7 +11,7 @@ import (
 	"github.com/slowpeer/slowpeer/datanode"
 )
 
-const datanodeSynopsis = "-id HOST:PORT -namenode URL[,URL...] [-data-listen ADDR] [-peers H:P,...] [-conf DIR] [-D key=value]...\n" +
+const datanodeSynopsis = "-id HOST:PORT -namenode URL[,URL...] [-data-listen ADDR] [-http-listen ADDR] [-peers H:P,...] [-conf DIR] [-D key=value]...\n" +
 	"                         [-hadoop-jmx URL] [-fault-receive-delay D] [-auth-token-file F]"
 
 // datanodeFlags are the flags of "slowpeer datanode".
@@ -20,6 +20,7 @@ type datanodeFlags struct {
 	id         string
 	namenodes  string
 	dataListen string
+	httpListen string
 	peers      string
 	hadoopJMX  string
 	faultDelay time.Duration
@@ -30,6 +31,7 @@ func (f *datanodeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.id, "id", "", "this node's id, the `HOST:PORT` its peers and the services know it by (required)")
 	fs.StringVar(&f.namenodes, "namenode", "", "comma-separated base `URLs` of the NameNode-side services (required)")
 	fs.StringVar(&f.dataListen, "data-listen", "", "`ADDR` of the data port that serves probe pipelines (default: the -id; none with -hadoop-jmx)")
+	fs.StringVar(&f.httpListen, "http-listen", "", "`ADDR` of the agent's HTTP port: /jmx as a Hadoop DataNode's, /metrics, /healthz (default: dfs.datanode.http.address, else none)")
 	fs.StringVar(&f.peers, "peers", "", "comma-separated ids (`H:P,...`) of the agents to probe; this node's own id is skipped")
 	fs.StringVar(&f.hadoopJMX, "hadoop-jmx", "", "`URL` of a Hadoop DataNode's /jmx whose SendPacketDownstreamAvgInfo replaces the probes")
 	fs.DurationVar(&f.faultDelay, "fault-receive-delay", 0, "wait `D` before acknowledging each probe packet received (fault injection)")
@@ -94,6 +96,9 @@ func (f *datanodeFlags) config() (datanode.Config, error) {
 	}
 	if err := datanodeConf(conf, &cfg); err != nil {
 		return cfg, err
+	}
+	if f.httpListen != "" {
+		cfg.HTTPListen = f.httpListen
 	}
 	return cfg, cfg.Validate()
 }

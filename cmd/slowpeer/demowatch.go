@@ -101,7 +101,7 @@ func (d *demo) report(ctx context.Context, w io.Writer) error {
 		return fmt.Errorf("demo: %w", err)
 	}
 	fmt.Fprintf(w, "\nslowpeer report -namenode %s, after %v:\n\n", d.base, d.since())
-	if err := writeReportTable(w, nodes); err != nil {
+	if err := writeReportTable(w, fromService(nodes)); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)

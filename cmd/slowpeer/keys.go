@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -26,6 +27,11 @@ const (
 	// byteSize is a number of bytes with Hadoop's binary suffixes: 64k is
 	// 65536 (Configuration.getLongBytes).
 	byteSize
+	// boolean is true or false, in any case (Configuration.getBoolean, which
+	// takes anything else for the default; here it is an error).
+	boolean
+	// text is a string taken as it is written, such as an address.
+	text
 )
 
 // key is one configuration key of a daemon whose Config is C: how its
@@ -40,7 +46,8 @@ type key[C any] struct {
 	// Validate checks the rest.
 	min, max int64
 	// field returns the Config field the key sets: a *time.Duration for
-	// the duration units, an *int or *int64 for count and byteSize.
+	// the duration units, an *int or *int64 for count and byteSize, a
+	// *bool for boolean, a *string for text.
 	field func(*C) any
 	// note, when set, says what the default is instead of the field's
 	// value in DefaultConfig: a default that depends on a flag.
@@ -70,6 +77,16 @@ func (k key[C]) set(cfg *C, v string) error {
 	var n int64
 	var err error
 	switch k.unit {
+	case boolean:
+		b := strings.ToLower(v)
+		if b != "true" && b != "false" {
+			return fmt.Errorf("%q is not true or false", v)
+		}
+		*k.field(cfg).(*bool) = b == "true"
+		return nil
+	case text:
+		*k.field(cfg).(*string) = v
+		return nil
 	case seconds, millis:
 		n, err = k.parseDuration(v)
 	case decimalMillis:
@@ -168,6 +185,10 @@ func (k key[C]) format(cfg *C) string {
 		return k.formatNumber(*p)
 	case *int:
 		return k.formatNumber(int64(*p))
+	case *bool:
+		return strconv.FormatBool(*p)
+	case *string:
+		return *p
 	default:
 		panic(fmt.Sprintf("BUG: key %s sets a %T", k.name, p))
 	}

@@ -47,6 +47,10 @@ var datanodeKeys = keys[datanode.Config]{
 		field: func(c *datanode.Config) any { return &c.HadoopJMXInterval }},
 	{name: datanode.HadoopJMXPeerPortKey, unit: count, min: 0, max: 65535,
 		field: func(c *datanode.Config) any { return &c.HadoopJMXPeerPort }},
+	{name: datanode.PeerStatsEnabledKey, unit: boolean,
+		field: func(c *datanode.Config) any { return &c.PeerStatsEnabled }},
+	{name: datanode.HTTPAddressKey, unit: text,
+		field: func(c *datanode.Config) any { return &c.HTTPListen }, note: "none"},
 }
 
 // namenodeKeys are the keys of "slowpeer namenode" for the service itself;

@@ -12,16 +12,16 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
+	"github.com/slowpeer/slowpeer/jmx"
 	"github.com/slowpeer/slowpeer/namenode"
 	"github.com/slowpeer/slowpeer/reports"
 )
 
 const reportSynopsis = "-namenode URL [-top N] [-json]"
 
-// reportTimeout bounds the whole request of "report".
+// reportTimeout bounds all the requests of "report".
 const reportTimeout = 30 * time.Second
 
 // maxReportBytes bounds the answer "report" reads: MaxTop slow nodes with
@@ -29,15 +29,17 @@ const reportTimeout = 30 * time.Second
 const maxReportBytes = 256 << 20
 
 // runReport runs "slowpeer report -namenode URL [-top N] [-json]": it
-// reads the service's /slowpeers and prints it as a table, one line per
-// (slow node, reporting node), as an operator reads `hdfs dfsadmin -report
-// -slownodes`; or with -json the answer as the service gave it. A bad
-// answer is an error and prints nothing.
+// reads the slow-peer report and prints it as a table, one line per (slow
+// node, reporting node), as an operator reads `hdfs dfsadmin -report
+// -slownodes`; or with -json the report as JSON. URL is a slowpeer service
+// (its /slowpeers) or a Hadoop NameNode's HTTP port, which has no
+// /slowpeers: on a 404 the report comes from its /jmx (reportHadoop). A
+// bad answer is an error and prints nothing.
 func runReport(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("report", reportSynopsis, stderr)
-	base := fs.String("namenode", "", "base `URL` of the NameNode-side service, e.g. http://nn1:9871 (required)")
+	base := fs.String("namenode", "", "base `URL` of the NameNode-side service or of a Hadoop NameNode's HTTP port, e.g. http://nn1:9870 (required)")
 	top := fs.Int("top", 0, "show the top `N` slow nodes (default: the service's dfs.datanode.max.nodes.to.report)")
-	asJSON := fs.Bool("json", false, "print the service's JSON instead of a table")
+	asJSON := fs.Bool("json", false, "print JSON instead of a table")
 	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
 	}
@@ -47,7 +49,18 @@ func runReport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if err != nil {
 		return usageError{err}
 	}
+	ctx, cancel := context.WithTimeout(ctx, reportTimeout)
+	defer cancel()
 	body, nodes, err := fetchReport(ctx, target)
+	if errors.Is(err, errNoSlowPeers) {
+		// A Hadoop NameNode: the report is an attribute of its /jmx.
+		path, _, _ := strings.Cut(target, "?") // -namenode has no query
+		root := strings.TrimSuffix(path, namenode.SlowPeersPath)
+		if !topSet {
+			*top = 0
+		}
+		return reportHadoop(ctx, root, target, *top, *asJSON, stdout)
+	}
 	if err != nil {
 		return err
 	}
@@ -55,7 +68,7 @@ func runReport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		_, err = fmt.Fprintf(stdout, "%s\n", bytes.TrimSpace(body))
 		return err
 	}
-	return writeReportTable(stdout, nodes)
+	return writeReportTable(stdout, fromService(nodes))
 }
 
 // reportURL checks -namenode and -top and returns the /slowpeers URL;
@@ -78,40 +91,66 @@ func reportURL(base string, top int, topSet bool) (string, error) {
 	return target, nil
 }
 
+// errNoSlowPeers is fetchReport's error when there is no /slowpeers: the
+// URL is not a slowpeer service (a Hadoop NameNode, perhaps).
+var errNoSlowPeers = errors.New("no /slowpeers")
+
 // fetchReport reads and checks the /slowpeers answer at target.
 func fetchReport(ctx context.Context, target string) ([]byte, []reports.SlowNode, error) {
 	ctx, cancel := context.WithTimeout(ctx, reportTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	body, status, err := httpGet(ctx, target, maxReportBytes)
 	if err != nil {
-		return nil, nil, fmt.Errorf("report: %w", err)
+		return nil, nil, err
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, nil, fmt.Errorf("report: %w", err)
+	if status == http.StatusNotFound {
+		return nil, nil, fmt.Errorf("report: %s answered 404: %w", target, errNoSlowPeers)
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxReportBytes+1))
-	if err != nil {
-		return nil, nil, fmt.Errorf("report: read answer of %s: %w", target, err)
-	}
-	if len(body) > maxReportBytes {
-		return nil, nil, fmt.Errorf("report: %s answered more than %d bytes", target, maxReportBytes)
-	}
-	if resp.StatusCode != http.StatusOK {
-		var e struct {
-			Error string `json:"error"`
-		}
-		if json.Unmarshal(body, &e) == nil && e.Error != "" {
-			return nil, nil, fmt.Errorf("report: %s answered %s: %s", target, resp.Status, e.Error)
-		}
-		return nil, nil, fmt.Errorf("report: %s answered %s: %q", target, resp.Status, clipBody(body))
+	if err := answerError(target, status, body); err != nil {
+		return nil, nil, err
 	}
 	nodes, err := parseReport(body)
 	if err != nil {
 		return nil, nil, fmt.Errorf("report: bad answer from %s: %w", target, err)
 	}
 	return body, nodes, nil
+}
+
+// httpGet reads at most limit bytes of the answer to GET target.
+func httpGet(ctx context.Context, target string, limit int) ([]byte, int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	if err != nil {
+		return nil, 0, fmt.Errorf("report: %w", err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, 0, fmt.Errorf("report: %w", err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(limit)+1))
+	if err != nil {
+		return nil, 0, fmt.Errorf("report: read answer of %s: %w", target, err)
+	}
+	if len(body) > limit {
+		return nil, 0, fmt.Errorf("report: %s answered more than %d bytes", target, limit)
+	}
+	return body, resp.StatusCode, nil
+}
+
+// answerError returns the error a status other than 200 means, with the
+// service's {"error": ...} when it sent one.
+func answerError(target string, status int, body []byte) error {
+	if status == http.StatusOK {
+		return nil
+	}
+	line := fmt.Sprintf("%d %s", status, http.StatusText(status))
+	var e struct {
+		Error string `json:"error"`
+	}
+	if json.Unmarshal(body, &e) == nil && e.Error != "" {
+		return fmt.Errorf("report: %s answered %s: %s", target, line, e.Error)
+	}
+	return fmt.Errorf("report: %s answered %s: %q", target, line, clipBody(body))
 }
 
 // parseReport decodes a /slowpeers document strictly and checks every
@@ -150,25 +189,16 @@ func parseReport(body []byte) ([]reports.SlowNode, error) {
 	return nodes, nil
 }
 
-// writeReportTable prints nodes as a table: each slow node with its number
-// of reporters, then one line per reporting node with what it measured.
-func writeReportTable(w io.Writer, nodes []reports.SlowNode) error {
-	if len(nodes) == 0 {
-		_, err := fmt.Fprintln(w, "No slow nodes reported.")
-		return err
-	}
-	fmt.Fprintf(w, "Slow nodes: %d\n\n", len(nodes))
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SLOW NODE\tREPORTERS\tREPORTING NODE\tLATENCY ms\tMEDIAN ms\tMAD ms\tUPPER LIMIT ms")
-	for _, n := range nodes {
-		for i, r := range n.Reporters {
-			node, count := "", ""
-			if i == 0 {
-				node, count = n.Node, strconv.Itoa(len(n.Reporters))
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t%.2f\t%.2f\t%.2f\n",
-				node, count, r.Node, r.LatencyMs, r.MedianMs, r.MADMs, r.UpperLimitMs)
+// fromService turns the service's report, which always has every figure,
+// into the form the table prints.
+func fromService(nodes []reports.SlowNode) []jmx.SlowNode {
+	out := make([]jmx.SlowNode, len(nodes))
+	for i, n := range nodes {
+		out[i].Node = n.Node
+		for _, r := range n.Reporters {
+			out[i].Reporters = append(out[i].Reporters, jmx.Reporter{Node: r.Node,
+				LatencyMs: &r.LatencyMs, MedianMs: &r.MedianMs, MADMs: &r.MADMs, UpperLimitMs: &r.UpperLimitMs})
 		}
 	}
-	return tw.Flush()
+	return out
 }
