@@ -58,9 +58,8 @@ type Result struct {
 
 // Detector finds the resources whose latency is much higher than that of
 // the others, exactly as Hadoop's OutlierDetector.getOutlierMetrics does
-// (see the package comment), with median and MAD found from a sorting
-// network for a few samples and by selection in expected linear time for
-// more.
+// (see the package comment), with median and MAD found by selection in
+// expected linear time.
 //
 // The zero value is ready to use: it requires no minimum number of
 // resources and has no low threshold. New(DefaultMinResources,
@@ -79,11 +78,9 @@ type Detector struct {
 	// sub-millisecond part is kept here, not truncated.
 	LowThreshold time.Duration
 
-	sorted     []float64 // scratch: the latencies in order, for small n
-	keys       []uint64  // scratch: latency keys, then deviation keys
-	sample     []uint64  // scratch: the sample of sampledMedian
-	outliers   []Sample  // scratch: Result.Outliers
-	mapSamples []Sample  // scratch: DetectMap's samples
+	keys       []uint64 // scratch: latency keys, then deviation keys
+	outliers   []Sample // scratch: Result.Outliers
+	mapSamples []Sample // scratch: DetectMap's samples
 }
 
 // New returns a Detector with the given settings. A minResources of 1 or
@@ -106,58 +103,23 @@ func (d *Detector) Detect(samples []Sample) Result {
 	if n == 0 || n < d.MinResources {
 		return Result{Skipped: true}
 	}
-	var median, dev float64
-	maxMs := math.NaN() // the largest latency, when known; NaN ≤ x is false
-	switch {
-	case n <= sortedMax:
-		median, dev, maxMs = d.sortedStatistics(samples)
-	case n < sampledMin:
-		median, dev = selectedStatistics(d.keyBuffer(n), samples)
-	default:
-		median, dev = d.sampledStatistics(samples)
-	}
-	mad := dev * madMultiplier
-	upper := upperLimit(median, mad, d.LowThreshold)
-	if maxMs <= upper {
-		return Result{MedianMs: median, MADMs: mad, UpperLimitMs: upper}
-	}
-	return Result{MedianMs: median, MADMs: mad, UpperLimitMs: upper, Outliers: d.outliersAbove(samples, upper)}
-}
-
-// outliersAbove returns the samples whose latency exceeds upperMs, in
-// order, in d's scratch buffer (nil when there are none).
-func (d *Detector) outliersAbove(samples []Sample, upperMs float64) []Sample {
-	out := d.outliers[:0]
-	for len(samples) >= 4 {
-		// Outliers are few: test four at a time, then find them.
-		s := samples[:4]
-		if s[0].LatencyMs > upperMs || s[1].LatencyMs > upperMs || s[2].LatencyMs > upperMs || s[3].LatencyMs > upperMs {
-			for _, x := range s {
-				if x.LatencyMs > upperMs {
-					out = append(out, x)
-				}
-			}
-		}
-		samples = samples[4:]
-	}
-	for _, x := range samples {
-		if x.LatencyMs > upperMs {
-			out = append(out, x)
-		}
-	}
-	d.outliers = out
-	if len(out) == 0 {
-		return nil
-	}
-	return out[:len(out):len(out)] // an append by the caller copies
-}
-
-// keyBuffer returns d's scratch for n keys.
-func (d *Detector) keyBuffer(n int) []uint64 {
 	if cap(d.keys) < n {
 		d.keys = make([]uint64, n)
 	}
-	return d.keys[:n]
+	median, dev := statistics(d.keys[:n], samples)
+	mad := dev * madMultiplier
+	r := Result{MedianMs: median, MADMs: mad, UpperLimitMs: upperLimit(median, mad, d.LowThreshold)}
+	out := d.outliers[:0]
+	for _, s := range samples {
+		if s.LatencyMs > r.UpperLimitMs {
+			out = append(out, s)
+		}
+	}
+	d.outliers = out
+	if len(out) > 0 {
+		r.Outliers = out[:len(out):len(out)] // an append by the caller copies
+	}
+	return r
 }
 
 // DetectMap is Detect on a map of resource name to latency in
@@ -188,6 +150,9 @@ func upperLimit(medianMs, madMs float64, lowThreshold time.Duration) float64 {
 		lowMs += float64(frac) / float64(time.Millisecond)
 	}
 	// The explicit float64 keeps the compiler from fusing the multiply
-	// and the add, which Java does not do either.
-	return max(max(lowMs, medianMs*medianMultiplier), medianMs+float64(deviationMultiplier*madMs))
+	// and the add, which Java does not do either. math.Max, as in the
+	// reference's transcription of Java's Math.max: the builtin max can
+	// answer a NaN with other bits (a -Inf median, of negative inputs,
+	// makes one).
+	return math.Max(math.Max(lowMs, medianMs*medianMultiplier), medianMs+float64(deviationMultiplier*madMs))
 }

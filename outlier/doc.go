@@ -30,33 +30,16 @@
 // 10 by default) the test is skipped and nothing is an outlier.
 //
 // Hadoop sorts the latencies, then sorts the deviations: O(n log n), with
-// fresh lists on every call. A [Detector] finds the same order statistics
-// with less work, in scratch buffers it keeps, so that it allocates
-// nothing once warm:
-//
-//   - up to 32 latencies it sorts once, without a branch on the data: a
-//     sorting network (generated into network.go) for up to 16, one for
-//     each half and a merge for more. The deviations need no second sort:
-//     the k+1 smallest of them (k = n/2) are those of k+1 consecutive
-//     sorted latencies, so a binary search over these windows finds the
-//     MAD's order statistics;
-//   - up to about 30 000 it selects (introselect: quickselect falling
-//     back to a sort after too many rounds, so expected O(n) and
-//     O(n log n) at worst), the first round of each selection partitioning
-//     the latencies as it loads them, then the deviations as it computes
-//     them;
-//   - beyond that it first guesses from a sample two values that enclose
-//     the median and keeps only the values between them, in one pass
-//     (Floyd and Rivest, "Expected time bounds for selection", CACM 18(3),
-//     1975), and selects among those.
-//
-// In the first two ways, latencies ≥ +0 (the normal case) are compared by
-// their bit patterns, which order as the values do; a negative latency or
-// a -0 sends the detection the slower way of keys that order all values
-// (and an insertion sort instead of the networks). An order statistic is
-// the same value whichever way it is found, and the arithmetic on it is
-// Java's step by step, so every answer equals Hadoop's bit for bit; the
-// tests check it against a plain sort-based copy of Hadoop's code. The one
-// place a Java answer could differ is a zero median made of -0 values,
-// which Java reports as -0.0: a Detector reads -0 as +0.
+// fresh lists on every call. A [Detector] finds the same two order
+// statistics (the element at n/2, and the one before it for even n) by
+// selection instead: introselect, a quickselect in expected O(n) time that
+// falls back to a sort after too many rounds, first on the latencies and
+// then on the deviations, in a scratch buffer it keeps, so that it
+// allocates nothing once warm. It compares the values by integer keys that
+// order as the numbers do. An order statistic is the same value whichever
+// way it is found, and the arithmetic on it is Java's step by step, so
+// every answer equals Hadoop's bit for bit; the tests check it against a
+// plain sort-based copy of Hadoop's code. The one place a Java answer could
+// differ is a zero median made of -0 values, which Java reports as -0.0: a
+// Detector reads -0 as +0.
 package outlier

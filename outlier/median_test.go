@@ -1,10 +1,12 @@
 package outlier
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 )
 
 func TestKeyOrder(t *testing.T) {
@@ -50,16 +52,9 @@ func TestSelectKth(t *testing.T) {
 			a[i] = gen(i, n)
 		}
 		want := slices.Sorted(slices.Values(a))
-		below := selectKth(a, k, budget)
+		selectKth(a, k, budget)
 		if a[k] != want[k] {
 			t.Fatalf("%s n=%d k=%d budget=%d: a[k] = %d, want %d", name, n, k, budget, a[k], want[k])
-		}
-		var wantBelow uint64 // 0 when k is 0
-		if k > 0 {
-			wantBelow = want[k-1]
-		}
-		if below != wantBelow {
-			t.Fatalf("%s n=%d k=%d budget=%d: returned %d, want %d", name, n, k, budget, below, wantBelow)
 		}
 		for i, x := range a {
 			if (i < k && x > a[k]) || (i > k && x < a[k]) {
@@ -71,11 +66,11 @@ func TestSelectKth(t *testing.T) {
 		}
 	}
 	for _, p := range patterns {
-		for _, n := range []int{1, 2, sortedMax, sortedMax + 1, 100, 1000, 5000} {
+		for _, n := range []int{1, 2, insertionMax, insertionMax + 1, 100, 1000, 5000} {
 			for _, k := range []int{0, n / 2, n - 1, rng.IntN(n)} {
 				// budget 0 and 1 force the sort fallback at once or
-				// after one round, the full budget is Detect's.
-				for _, budget := range []int{0, 1, selectBudget(n)} {
+				// after one round; 2 log₂ n is Detect's.
+				for _, budget := range []int{0, 1, 2 * 13} {
 					f(p.name, p.gen, n, k, budget)
 				}
 			}
@@ -83,34 +78,56 @@ func TestSelectKth(t *testing.T) {
 	}
 }
 
-func TestSampledMedianFallsBack(t *testing.T) {
-	// The property test compares whole detections; this checks that the
-	// sampled way takes both of its branches, bracket hit and miss, and
-	// stays exact, also at sizes Detect now selects at instead.
-	rng := rand.New(rand.NewPCG(5, 6))
-	f := func(name string, gen func(i, n int) float64, wantHit bool) {
+// TestDetectEverySmallSize pins Detect against the reference for every n up
+// to a few times insertionMax, where the parity of n and the insertion sort
+// matter most: ties, even and odd n, all values equal, zeros and -0.
+// Reference: OutlierDetector.getOutlierMetrics.
+func TestDetectEverySmallSize(t *testing.T) {
+	d := New(1, 0)
+	f := func(name string, values []float64) {
 		t.Helper()
-		for _, n := range []int{1024, 3000, sampledMin, 50_000} {
-			samples := make([]Sample, n)
-			for i := range samples {
-				samples[i].LatencyMs = gen(i, n)
-			}
-			d := New(0, 0)
-			d.keys = make([]uint64, n)
-			_, hit := d.sampledMedian(samples)
-			if hit != wantHit {
-				t.Errorf("%s, n=%d: bracket hit %v, want %v", name, n, hit, wantHit)
-			}
-			want := referenceDetect(samples, 0, 0)
-			median, dev := d.sampledStatistics(samples)
-			if math.Float64bits(median) != math.Float64bits(want.MedianMs) || math.Float64bits(dev*madMultiplier) != math.Float64bits(want.MADMs) {
-				t.Errorf("%s, n=%d: median %v, MAD %v, want %v, %v", name, n, median, dev*madMultiplier, want.MedianMs, want.MADMs)
-			}
-			if err := sameResult(d.Detect(samples), want); err != nil {
-				t.Errorf("%s, n=%d: %v", name, n, err)
+		samples := make([]Sample, len(values))
+		for i, v := range values {
+			samples[i] = Sample{Name: fmt.Sprint(i), LatencyMs: v}
+		}
+		for _, lowMs := range []int64{0, 5} {
+			d.LowThreshold = time.Duration(lowMs) * time.Millisecond
+			if err := sameResult(d.Detect(samples), referenceDetect(samples, 1, lowMs)); err != nil {
+				t.Fatalf("%s, n=%d, low=%dms: %v\ninput: %v", name, len(values), lowMs, err, values)
 			}
 		}
 	}
-	f("latencies", func(i, n int) float64 { return 1 + 2*rng.Float64() }, true)
-	f("sample trap", func(i, n int) float64 { return sampleTrap(rng, i, n) }, false)
+	const maxN = 4 * insertionMax
+	negZero := math.Copysign(0, -1)
+	for n := 1; n <= maxN; n++ {
+		ramp := make([]float64, n)
+		for i := range ramp {
+			ramp[i] = float64(n - i) // descending, a gap of 1: many tied deviations
+		}
+		f("ramp", ramp)
+		f("all equal", slices.Repeat([]float64{2.5}, n))
+		f("zeros", make([]float64, n))
+		f("negative zeros", slices.Repeat([]float64{negZero}, n))
+		twoValues := make([]float64, n)
+		for i := range twoValues {
+			twoValues[i] = float64(i % 2 * 3) // 0, 3, 0, 3, …: the median between or at them
+		}
+		f("two values", twoValues)
+		spike := slices.Repeat([]float64{1}, n)
+		spike[n/2] = 100
+		f("one slow", spike)
+		mixed := slices.Clone(twoValues)
+		mixed[0] = negZero
+		f("zeros and -0", mixed)
+	}
+	rng := rand.New(rand.NewPCG(9, 10))
+	for range 3000 {
+		n := 1 + rng.IntN(maxN)
+		gen := generators[rng.IntN(len(generators))]
+		values := make([]float64, n)
+		for i := range values {
+			values[i] = gen.value(rng, i, n)
+		}
+		f(gen.name, values)
+	}
 }
