@@ -1,0 +1,19 @@
+// Package netlab builds a small network of hosts inside one machine, for
+// the fault demo and its tests: every host is a network namespace of its
+// own with one veth interface, and all of them hang off one Linux bridge
+// that lives in a namespace of its own too, so nothing touches the
+// machine's own network.
+//
+// Faults are made by the kernel, with the queueing disciplines a stock
+// kernel has: tbf limits the rate of everything a host sends
+// (FaultSendRate), or of everything the bridge sends toward it
+// (FaultReceiveRate), or both (FaultLinkRate); htb with u32 filters
+// limits only the traffic between two hosts (FaultPairRate).
+//
+// Names: every namespace of a lab is called "splab-PID-ROLE", PID being
+// the process that made it, so that a later run can remove what a
+// crashed run left (CleanStale) and two runs never collide.
+//
+// Creating a lab needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN) and
+// iproute2's ip and tc; Check says plainly what is missing.
+package netlab
