@@ -46,7 +46,7 @@ func New(cfg Config) (*Agent, error) {
 	}
 	a := &Agent{cfg: cfg, log: cfg.Logger, client: cfg.HTTPClient, metrics: cfg.PeerMetrics, dial: dialTCP}
 	if a.log == nil {
-		a.log = slog.New(slog.DiscardHandler)
+		a.log = slog.Default()
 	}
 	if a.client == nil {
 		tr := http.DefaultTransport.(*http.Transport).Clone()

@@ -121,7 +121,8 @@ type Config struct {
 	// ProgressInterval is how often the agent logs a summary at level
 	// Info, default 1m; a negative value turns the summary off.
 	ProgressInterval time.Duration
-	// Logger receives the agent's logs; nil discards them.
+	// Logger receives the agent's logs; nil means slog.Default(), as in
+	// every package of slowpeer.
 	Logger *slog.Logger
 	// HTTPClient sends heartbeats and reads /jmx; nil uses a client of
 	// its own. Each request is bounded by a context deadline, not by the

@@ -76,7 +76,7 @@ func newHadoopJMX(cfg Config, url string, client *http.Client, c *counters, log 
 		client = http.DefaultClient
 	}
 	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+		log = slog.Default()
 	}
 	return &HadoopJMX{url: HadoopJMXURL(url), client: client, interval: cfg.HadoopJMXInterval, peerPort: cfg.HadoopJMXPeerPort,
 		counters: c, log: log,
