@@ -63,7 +63,7 @@ type HadoopJMX struct {
 // NewHadoopJMX returns a source that reads url every cfg.HadoopJMXInterval
 // with client and tests with cfg's MinOutlierDetectionNodes and
 // LowThreshold. A URL without a qry asks for DataNodeInfo alone (see
-// HadoopJMXURL). A nil client uses http.DefaultClient; a nil log discards.
+// HadoopJMXURL). A nil client uses http.DefaultClient; a nil log, slog.Default().
 func NewHadoopJMX(cfg Config, url string, client *http.Client, log *slog.Logger) *HadoopJMX {
 	return newHadoopJMX(cfg, url, client, &counters{}, log)
 }

@@ -82,8 +82,8 @@ type Config struct {
 	// Servers are HiveServers known whatever their events, "host:port"
 	// (the -hiveservers flag).
 	Servers []string
-	// Sources are registries of HiveServers (ZooKeeper, etcd) consulted
-	// at every pick and list.
+	// Sources are registries of HiveServers (today ZooKeeper's, through
+	// discovery.Watcher) consulted at every pick and list.
 	Sources []Source
 
 	// Logger receives the picker's events (statements found lost, store
