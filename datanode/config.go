@@ -164,9 +164,8 @@ func DefaultConfig() Config {
 // peers: a probe block gives its samples to one (next-to-last, last) pair,
 // and a block through a slow node takes ProbePackets × its delay. Short
 // blocks of small packets, started often, cover the pairs soonest: with 12
-// agents on loopback an agent has tested all its peers after 6 to 10 s
-// (2.5 MiB/s of probe payload per agent, about 20 % of one core for the 12
-// on a 2-core VM), so the second or third report names a slow node.
+// agents on loopback an agent has tested all its peers after 6 to 10 s,
+// so the second or third report names a slow node.
 //
 //   - HeartbeatInterval 1s (not 3s) and ReportInterval 5s (not 30m): a
 //     report at most R + H after the one before.

@@ -91,11 +91,8 @@
 // per hop and a 5-byte acknowledgement back. A data port serves at most
 // MaxInboundProbes connections at once and closes the others.
 //
-// Measured with TestProbeCost (agents on loopback, default settings, a
-// 2-core VM): about 0.4 % of one core per agent; 2.0 MiB/s sent and read
-// per agent with 3 agents (every pipeline has two peers), 2.5 MiB/s with 4
-// or 12 agents, as computed above. A probe block of 16 × 64 KiB through
-// two relays takes about 2.3 ms of wall time (BenchmarkProbeBlock).
+// What that costs in CPU and wall time is measured by TestProbeCost and
+// BenchmarkProbeBlock; the figures are in BENCHMARKS.md, and only there.
 //
 // # Heartbeats
 //
