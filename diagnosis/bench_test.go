@@ -1,0 +1,35 @@
+package diagnosis
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+// BenchmarkDiagnose measures one Diagnose of a warm Matrix, as the service
+// runs it every report interval: N nodes each measuring 50 peers, one slow
+// receiver, one slow sender and one bad link, with racks of 20.
+func BenchmarkDiagnose(b *testing.B) {
+	for _, nodes := range []int{1000, 10000} {
+		b.Run(fmt.Sprintf("nodes=%d,peers=50", nodes), func(b *testing.B) {
+			c := cluster{nodes: nodes, peers: 50, jitter: 0.25, spread: 0.15, seed: 7, rackSize: 20,
+				slowIn: map[int]float64{5: 10}, slowOut: map[int]float64{6: 10},
+				slowLink: map[[2]int]float64{{1, 2}: 30}}
+			cfg := DefaultConfig()
+			cfg.Topology = c.topology(b)
+			m, err := New(cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			c.fill(b, m, t0)
+			now := t0.Add(time.Minute)
+			if got := m.Diagnose(now); len(got) != 3 {
+				b.Fatalf("%d findings, want 3: %+v", len(got), got)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				m.Diagnose(now)
+			}
+		})
+	}
+}

@@ -1,0 +1,89 @@
+// Package diagnosis tells a slow receiver, a slow sender, a slow host, a
+// bad link and a slow rack apart, from the latencies every DataNode agent
+// measures to the peers it sends packets to.
+//
+// # Why
+//
+// Hadoop blames only the downstream end. Each DataNode's OutlierDetector
+// flags the peers it mirrors packets to whose average latency stands out,
+// and the NameNode's SlowPeerTracker counts, per flagged node, who flagged
+// it (HDFS-11194). A latency, though, is the time from writing a packet to
+// a peer until the peer's ack: it is slow when the receiver is slow, when
+// the sender is slow (its own NIC, CPU or disk delays what it measures of
+// everyone), or when the link between the two is bad. Under Hadoop's rule
+// a slow sender shows up as all its peers being slow, each flagged by one
+// reporter, or not at all; a bad link is blamed on its receiver; a slow
+// rack is N slow nodes. This package looks at the whole reporter × peer
+// matrix (rows are senders, columns receivers) instead of one row at a
+// time.
+//
+// # Model
+//
+// Latencies multiply: a sender twice as slow doubles every latency it
+// measures. So the fit works on log latency,
+//
+//	log L[i][j] = μ + s[i] + r[j] + e[i][j],
+//
+// with μ the cluster's typical log latency, s[i] the effect of sender i,
+// r[j] the effect of receiver j, and e[i][j] what is left for the pair.
+// exp(μ) is the cluster median latency; exp(μ + r[j]) the typical latency
+// of a sender to j; exp(μ + s[i]) that of i to a typical receiver.
+//
+// # Fit
+//
+// Most cells are missing (a DataNode mirrors to tens or hundreds of the
+// thousands of nodes), a few are wildly off (the bad links), and whole
+// rows or columns are (the slow nodes). Tukey's median polish (Tukey,
+// Exploratory Data Analysis, 1977, ch. 11; R's medpolish) fits that
+// without a linear system: starting from the median as μ, it sweeps each
+// row's median residual into s[i], moves the median of the r into μ,
+// sweeps each column's median residual into r[j], moves the median of the
+// s into μ, and repeats, over the cells present only. A row or column is
+// not moved by its slow cells until half of them are slow, so a bad link
+// stays in its residual and a slow node in its effect. The medians are
+// weighted by √samples of each cell, the same weighted median as gonum's
+// stat.Quantile(0.5, stat.Empirical, x, w) (the tests compare the two):
+// a cell averaged over more packets counts more, but a busy pair cannot
+// outvote the rest, since cells differ far more by their pair than by
+// sampling noise once past MinSamples. The fit stops after 10 sweeps or
+// when a sweep changes the sum of absolute residuals by less than 0.1 %.
+// Least squares with Huber or bisquare weights, solved with gonum's mat,
+// was the alternative: its normal equations couple all 2 × 10 000 effects
+// through the missing cells (a dense solve is out of reach, an iterative
+// one is a weighted median polish with means), and its breakdown point
+// is lower. Each sweep is O(cells): weighted medians by selection
+// (median.go), not sorting.
+//
+// # Findings
+//
+// With m = exp(μ), k = SlowFactor (3, Hadoop's 3 × median rule) and
+// limit = max(FloorMs, k × m) (FloorMs 5, dfs.datanode.slowpeer.low.threshold.ms):
+//
+//   - a node measured by at least MinPairs senders is slow inbound when
+//     exp(μ + r[j]) > limit; a node that measured at least MinPairs peers
+//     is slow outbound when exp(μ + s[i]) > limit; both, and it is Both;
+//   - a cell (i, j) between two such nodes is a bad Link when its latency
+//     is above limit and its residual above max(ln k, LinkDeviations × σ),
+//     σ the robust standard deviation (1.4826 × the median absolute
+//     residual): k times what i and j predict, and beyond the noise. The
+//     two directions of a pair make one finding, named by the slower;
+//   - with a Topology, a rack with at least RackMinNodes judged nodes of
+//     which at least RackFraction are slow (any of the three node kinds)
+//     is one Rack finding in place of its nodes' findings. A rack whose
+//     uplink is slow makes its nodes slow both ways to everyone outside
+//     the rack: the fit sees them as slow hosts, this puts them together.
+//
+// Cells with fewer than MinSamples samples, or older than MaxAge, take no
+// part. The fit holds while the slow nodes are a minority of every row and
+// column they appear in; a node with fewer than MinPairs measured pairs in
+// a direction is not judged in it.
+//
+// # Cost
+//
+// A cell takes 24 bytes in the Matrix and about 48 more in the scratch of
+// Diagnose, kept between calls. Diagnose of 10 000 nodes × 50 peers
+// (500 000 cells) takes about 0.2 s on one core of the 2-core test
+// machine and allocates a few hundred small objects (bench_test.go); it is
+// linear in the cells. The defaults bound the matrix at 16 384 reporters ×
+// 256 peers.
+package diagnosis
