@@ -33,3 +33,32 @@ func BenchmarkDiagnose(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkAdd measures Add of a cell the matrix already holds (the steady
+// state: every report interval each agent sends its peers again), at
+// 10 000 nodes × 50 peers.
+func BenchmarkAdd(b *testing.B) {
+	c := cluster{nodes: 10000, peers: 50, jitter: 0.25, seed: 7}
+	m, err := New(DefaultConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	c.fill(b, m, t0)
+	type pairOf struct{ from, to string }
+	var pairs []pairOf
+	for _, r := range m.rows[:100] {
+		for _, cl := range r.cells {
+			pairs = append(pairs, pairOf{m.nodes.name[r.reporter], m.nodes.name[cl.peer]})
+		}
+	}
+	at := t0.Add(time.Minute)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		p := pairs[i%len(pairs)]
+		if err := m.Add(p.from, p.to, 2, 1000, at); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}

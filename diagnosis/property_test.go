@@ -1,0 +1,128 @@
+package diagnosis
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+// TestDiagnoseProperties injects one random fault into random noisy,
+// sparse clusters and checks that exactly it is found, and that the same
+// cluster without the fault gives nothing.
+func TestDiagnoseProperties(t *testing.T) {
+	for seed := range uint64(24) {
+		rng := rand.New(rand.NewPCG(seed, 3))
+		c := cluster{
+			nodes:    60 + rng.IntN(240),
+			jitter:   0.1 + 0.25*rng.Float64(),
+			spread:   0.2 * rng.Float64(),
+			baseMs:   0.5 + 5*rng.Float64(),
+			seed:     seed,
+			rackSize: 10 + rng.IntN(20),
+		}
+		c.peers = max(20, c.nodes*(10+rng.IntN(30))/100) // 60–90 % missing
+		cfg := DefaultConfig()
+		cfg.Topology = c.topology(t)
+		name := fmt.Sprintf("seed %d, %d nodes × %d peers, jitter %.2f", seed, c.nodes, c.peers, c.jitter)
+		if got := c.diagnose(t, cfg); len(got) != 0 {
+			t.Errorf("%s, healthy: %+v", name, got)
+		}
+		slow := 4 + 20*rng.Float64()
+		a, b := rng.IntN(c.nodes), rng.IntN(c.nodes)
+		for b == a {
+			b = rng.IntN(c.nodes)
+		}
+		var want Finding
+		switch kind := rng.IntN(5); kind {
+		case 0:
+			c.slowIn = map[int]float64{a: slow}
+			want = Finding{Node: nodeName(a), Kind: Inbound}
+		case 1:
+			c.slowOut = map[int]float64{a: slow}
+			want = Finding{Node: nodeName(a), Kind: Outbound}
+		case 2:
+			c.slowIn, c.slowOut = map[int]float64{a: slow}, map[int]float64{a: slow}
+			want = Finding{Node: nodeName(a), Kind: Both}
+		case 3:
+			c.slowLink = map[[2]int]float64{{a, b}: 3 * slow}
+			want = Finding{Node: nodeName(a), Kind: Link, Peer: nodeName(b), Reporters: 1}
+		case 4:
+			r := c.rack(a)
+			c.slowRack = map[int]float64{r: slow}
+			want = Finding{Kind: Rack, Rack: fmt.Sprintf("/rack%d", r)}
+		}
+		got := c.diagnose(t, cfg)
+		if !equalFindings(sloppy(got), []Finding{want}) {
+			t.Errorf("%s, %s %.1f×: got %+v, want %+v", name, want.Kind, slow, got, want)
+		}
+	}
+}
+
+func TestDiagnoseIgnores(t *testing.T) {
+	f := func(name string, add func(m *Matrix), now time.Time) {
+		t.Helper()
+		m := newMatrix(t, nil)
+		add(m)
+		if got := m.Diagnose(now); len(got) != 0 {
+			t.Errorf("%s: %+v", name, got)
+		}
+	}
+	healthy := cluster{nodes: 50, peers: 20, jitter: 0.2, seed: 9}
+	f("empty", func(*Matrix) {}, t0)
+	f("few samples", func(m *Matrix) {
+		healthy.fill(t, m, t0)
+		for i := 1; i < 30; i++ { // a column of slow cells, each of 9 packets
+			if err := m.Add(nodeName(i), nodeName(0), 500, DefaultMinSamples-1, t0.Add(time.Second)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}, t0.Add(time.Minute))
+	f("expired", func(m *Matrix) {
+		slow := healthy
+		slow.slowIn = map[int]float64{3: 50}
+		slow.fill(t, m, t0)
+		healthy.fill(t, m, t0.Add(DefaultMaxAge/2)) // replaces every cell
+		slow.slowIn = map[int]float64{4: 50}
+		slow.fill(t, m, t0) // older than the cells held: ignored
+	}, t0.Add(DefaultMaxAge))
+	f("two nodes", func(m *Matrix) {
+		for range 3 {
+			if err := m.Add(nodeName(0), nodeName(1), 100, 1000, t0); err != nil {
+				t.Fatal(err)
+			}
+			if err := m.Add(nodeName(1), nodeName(0), 1, 1000, t0); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}, t0)
+	f("below the floor", func(m *Matrix) {
+		c := cluster{nodes: 50, peers: 20, jitter: 0.2, seed: 9, baseMs: 0.2, slowIn: map[int]float64{5: 10}}
+		c.fill(t, m, t0) // 2 ms: ten times the median, not above 5 ms
+	}, t0)
+}
+
+// TestDiagnoseSmallCluster is the demo's case: 12 nodes that all measure
+// each other, one acknowledging 50 ms late, on loopback.
+func TestDiagnoseSmallCluster(t *testing.T) {
+	m := newMatrix(t, nil)
+	rng := rand.New(rand.NewPCG(12, 12))
+	for i := range 12 {
+		for j := range 12 {
+			if i == j {
+				continue
+			}
+			ms := 0.2 + 0.1*rng.Float64()
+			if j == 4 {
+				ms += 50
+			}
+			if err := m.Add(nodeName(i), nodeName(j), ms, 1000, t0); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	got := m.Diagnose(t0)
+	if len(got) != 1 || got[0].Node != nodeName(4) || got[0].Kind != Inbound || got[0].Reporters != 11 {
+		t.Fatalf("got %+v, want node 4 inbound, from 11 reporters", got)
+	}
+}
