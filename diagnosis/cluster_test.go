@@ -21,7 +21,9 @@ type cluster struct {
 	jitter   float64 // σ of the log-normal noise of each cell
 	spread   float64 // σ of each node's own (harmless) effects
 	seed     uint64
-	rackSize int // nodes per rack in topology(); 0: no racks
+	rackSize int     // nodes per rack in topology(); 0: no racks
+	local    float64 // share of each node's peers in its own rack
+	inside   float64 // factor of latencies inside a rack (0: 1)
 
 	slowIn   map[int]float64    // receiver × factor
 	slowOut  map[int]float64    // sender × factor
@@ -72,6 +74,15 @@ func (c cluster) fill(t testing.TB, m *Matrix, at time.Time) {
 				peers[l[0]] = true
 			}
 		}
+		if c.local > 0 {
+			first := c.rack(i) * c.rackSize
+			size := min(c.rackSize, c.nodes-first) // the last rack may be short
+			for want := min(int(c.local*float64(c.peers)), size-1); len(peers) < want; {
+				if j := first + rng.IntN(size); j != i {
+					peers[j] = true
+				}
+			}
+		}
 		for len(peers) < min(c.peers, c.nodes-1) {
 			if j := rng.IntN(c.nodes); j != i {
 				peers[j] = true
@@ -80,8 +91,11 @@ func (c cluster) fill(t testing.TB, m *Matrix, at time.Time) {
 		for _, j := range slices.Sorted(maps.Keys(peers)) {
 			ms := base * math.Exp(own[i][0]+own[j][1]+c.jitter*rng.NormFloat64())
 			ms *= factor(c.slowOut, i) * factor(c.slowIn, j) * factor(c.slowLink, [2]int{i, j})
-			if c.rackSize > 0 && c.rack(i) != c.rack(j) {
+			switch {
+			case c.rackSize > 0 && c.rack(i) != c.rack(j):
 				ms *= factor(c.slowRack, c.rack(i)) * factor(c.slowRack, c.rack(j))
+			case c.rackSize > 0 && c.inside > 0:
+				ms *= c.inside
 			}
 			if err := m.Add(nodeName(i), nodeName(j), ms, 50+rng.IntN(2000), at); err != nil {
 				t.Fatal(err)

@@ -58,6 +58,22 @@ func TestDiagnoseKinds(t *testing.T) {
 	c.slowRack = map[int]float64{4: 10}
 	f("slow rack", c, Finding{Node: "", Kind: Rack, Rack: "/rack4"})
 
+	// HDFS puts the second and third replica in one rack: much traffic
+	// stays inside, faster than across.
+	local := base
+	local.local, local.inside = 0.6, 0.5
+	f("healthy, 60 % inside racks", local)
+
+	c = local
+	c.slowRack = map[int]float64{4: 10}
+	f("slow rack uplink, 60 % inside racks", c, Finding{Kind: Rack, Rack: "/rack4"})
+
+	c = local
+	c.slowIn, c.slowLink = map[int]float64{45: 10}, map[[2]int]float64{{41, 60}: 30}
+	f("slow receiver and link, 60 % inside racks", c,
+		Finding{Node: nodeName(41), Kind: Link, Peer: nodeName(60), Reporters: 1},
+		Finding{Node: nodeName(45), Kind: Inbound})
+
 	c = base
 	c.slowIn, c.slowOut = map[int]float64{7: 10}, map[int]float64{120: 6}
 	c.slowLink = map[[2]int]float64{{30, 40}: 30}

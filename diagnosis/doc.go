@@ -67,11 +67,16 @@
 //     σ the robust standard deviation (1.4826 × the median absolute
 //     residual): k times what i and j predict, and beyond the noise. The
 //     two directions of a pair make one finding, named by the slower;
-//   - with a Topology, a rack with at least RackMinNodes judged nodes of
-//     which at least RackFraction are slow (any of the three node kinds)
-//     is one Rack finding in place of its nodes' findings. A rack whose
-//     uplink is slow makes its nodes slow both ways to everyone outside
-//     the rack: the fit sees them as slow hosts, this puts them together.
+//   - with a Topology, a rack is one Rack finding in place of its nodes'
+//     findings, and of the links across its edge, when it has at least
+//     RackMinNodes judged nodes of which at least RackFraction are slow:
+//     a slow node of any kind, or slow across the rack's edge (the
+//     weighted median over its pairs with nodes outside the rack of
+//     log L − μ − the outside end's effect puts it above limit). The
+//     second test is for a rack whose uplink is slow: when much of the
+//     traffic stays in the rack, as HDFS's placement of the second and
+//     third replica makes it, the fast pairs inside pull the node effects
+//     down, and the fit alone would see many bad links instead.
 //
 // Cells with fewer than MinSamples samples, or older than MaxAge, take no
 // part. The fit holds while the slow nodes are a minority of every row and

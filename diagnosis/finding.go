@@ -43,12 +43,14 @@ type Finding struct {
 	// Reporters is the number of measured pairs the finding rests on:
 	// for Inbound the senders that measured the node, for Outbound the
 	// peers it measured, for Both the two added, for Link the directions
-	// found slow (1 or 2), for Rack the sum over its slow nodes.
+	// found slow (1 or 2), for Rack the pairs across the rack's edge (one
+	// end inside, one outside).
 	Reporters int `json:"reporters"`
 	// LatencyMs is the slow latency: for a node, its typical latency in
 	// the slow direction (the larger of the two for Both), as the fit
 	// gives it; for a Link, the slower direction's measured latency; for
-	// a Rack, the median of its slow nodes' latencies.
+	// a Rack, the median over its slow nodes of their typical latency
+	// (as a node, or across the rack's edge, whichever is larger).
 	LatencyMs float64 `json:"latencyMs"`
 	// MedianMs is the cluster median: the fit's latency of a typical
 	// sender to a typical receiver.

@@ -46,6 +46,12 @@ type fit struct {
 
 	sigma float64 // robust standard deviation of the residuals
 
+	// With a topology (rack.go): each node's rack number, -1 for none,
+	// and its pairs across its rack's edge, cross[crossStart[id]:crossStart[id+1]].
+	rackOf     []int32
+	crossStart []int32
+	cross      []pair
+
 	pairs []pair    // scratch of weightedMedian
 	xs    []float64 // scratch of center
 }
@@ -54,7 +60,10 @@ type fit struct {
 func (f *fit) load(m *Matrix, t time.Duration) {
 	n := m.nodes.size()
 	f.rows, f.start = f.rows[:0], append(f.start[:0], 0)
-	f.peer, f.y, f.w = f.peer[:0], f.y[:0], f.w[:0]
+	cells := m.Len()
+	f.peer = slices.Grow(f.peer[:0], cells)
+	f.y, f.w = slices.Grow(f.y[:0], cells), slices.Grow(f.w[:0], cells)
+	f.rows, f.start = slices.Grow(f.rows, len(m.rows)), slices.Grow(f.start, len(m.rows)+1)
 	f.s, f.r = resize(f.s, n), resize(f.r, n)
 	f.nRow, f.nCol = resize(f.nRow, n), resize(f.nCol, n)
 	for _, r := range m.rows {

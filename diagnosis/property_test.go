@@ -11,7 +11,7 @@ import (
 // sparse clusters and checks that exactly it is found, and that the same
 // cluster without the fault gives nothing.
 func TestDiagnoseProperties(t *testing.T) {
-	for seed := range uint64(24) {
+	for seed := range uint64(40) {
 		rng := rand.New(rand.NewPCG(seed, 3))
 		c := cluster{
 			nodes:    60 + rng.IntN(240),
@@ -20,15 +20,19 @@ func TestDiagnoseProperties(t *testing.T) {
 			baseMs:   0.5 + 5*rng.Float64(),
 			seed:     seed,
 			rackSize: 10 + rng.IntN(20),
+			local:    0.6 * rng.Float64(),
+			inside:   0.3 + 0.7*rng.Float64(),
 		}
 		c.peers = max(20, c.nodes*(10+rng.IntN(30))/100) // 60–90 % missing
 		cfg := DefaultConfig()
 		cfg.Topology = c.topology(t)
-		name := fmt.Sprintf("seed %d, %d nodes × %d peers, jitter %.2f", seed, c.nodes, c.peers, c.jitter)
+		name := fmt.Sprintf("seed %d, %d nodes × %d peers, jitter %.2f, %.0f %% in rack at %.1f×",
+			seed, c.nodes, c.peers, c.jitter, 100*c.local, c.inside)
 		if got := c.diagnose(t, cfg); len(got) != 0 {
 			t.Errorf("%s, healthy: %+v", name, got)
 		}
-		slow := 4 + 20*rng.Float64()
+		// Clear of the limits: 2 to 5 times the factor that reaches them.
+		slow := (2 + 3*rng.Float64()) * max(DefaultSlowFactor, DefaultFloorMs/c.baseMs)
 		a, b := rng.IntN(c.nodes), rng.IntN(c.nodes)
 		for b == a {
 			b = rng.IntN(c.nodes)
