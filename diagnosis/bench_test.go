@@ -7,12 +7,12 @@ import (
 )
 
 // BenchmarkDiagnose measures one Diagnose of a warm Matrix, as the service
-// runs it every report interval: N nodes each measuring 50 peers, one slow
-// receiver, one slow sender and one bad link, with racks of 20.
+// runs it every report interval: N nodes each measuring 50 or 200 peers,
+// one slow receiver, one slow sender and one bad link, with racks of 20.
 func BenchmarkDiagnose(b *testing.B) {
-	for _, nodes := range []int{1000, 10000} {
-		b.Run(fmt.Sprintf("nodes=%d,peers=50", nodes), func(b *testing.B) {
-			c := cluster{nodes: nodes, peers: 50, jitter: 0.25, spread: 0.15, seed: 7, rackSize: 20,
+	for _, size := range []struct{ nodes, peers int }{{1000, 50}, {10000, 50}, {10000, 200}} {
+		b.Run(fmt.Sprintf("nodes=%d,peers=%d", size.nodes, size.peers), func(b *testing.B) {
+			c := cluster{nodes: size.nodes, peers: size.peers, jitter: 0.25, spread: 0.15, seed: 7, rackSize: 20,
 				slowIn: map[int]float64{5: 10}, slowOut: map[int]float64{6: 10},
 				slowLink: map[[2]int]float64{{1, 2}: 30}}
 			cfg := DefaultConfig()
