@@ -25,6 +25,7 @@ type cluster struct {
 	local    float64 // share of each node's peers in its own rack
 	inside   float64 // factor of latencies inside a rack (0: 1)
 
+	noisy    map[int]float64    // node → σ of the noise of its cells instead of jitter
 	slowIn   map[int]float64    // receiver × factor
 	slowOut  map[int]float64    // sender × factor
 	slowLink map[[2]int]float64 // (sender, receiver) × factor, that direction only
@@ -89,7 +90,8 @@ func (c cluster) fill(t testing.TB, m *Matrix, at time.Time) {
 			}
 		}
 		for _, j := range slices.Sorted(maps.Keys(peers)) {
-			ms := base * math.Exp(own[i][0]+own[j][1]+c.jitter*rng.NormFloat64())
+			jitter := max(c.jitter, c.noisy[i], c.noisy[j])
+			ms := base * math.Exp(own[i][0]+own[j][1]+jitter*rng.NormFloat64())
 			ms *= factor(c.slowOut, i) * factor(c.slowIn, j) * factor(c.slowLink, [2]int{i, j})
 			switch {
 			case c.rackSize > 0 && c.rack(i) != c.rack(j):

@@ -22,14 +22,20 @@ func (m *Matrix) Diagnose(now time.Time) []Finding {
 	if len(f.y) == 0 {
 		return findings
 	}
+	topology := m.cfg.Topology.Len() > 0
+	var rackNames []string
+	f.inside = f.inside[:0]
+	if topology {
+		rackNames = f.rackIndex(m)
+	}
 	f.polish()
 	medianMs := math.Exp(f.mu)
 	logLimit := math.Log(max(m.cfg.FloorMs, m.cfg.SlowFactor*medianMs))
 	slow := m.slowNodes(f, logLimit)
 	links := m.links(f, logLimit)
 	var racks []Finding
-	if m.cfg.Topology.Len() > 0 {
-		racks, slow, links = m.racks(f, logLimit, slow, links)
+	if topology {
+		racks, slow, links = m.racks(f, rackNames, logLimit, slow, links)
 	}
 	findings = append(findings, racks...)
 	for _, n := range slow {
@@ -92,12 +98,12 @@ type link struct {
 }
 
 // links finds the single slow pairs: a residual above both ln(SlowFactor)
-// and LinkDeviations robust deviations, on a cell above the slow limit,
-// between two nodes judged in the directions concerned. The two directions
-// of a pair make one link.
+// and LinkDeviations robust deviations (fit.pairSigma), on a cell above
+// the slow limit, between two nodes judged in the directions concerned.
+// The two directions of a pair make one link.
 func (m *Matrix) links(f *fit, logLimit float64) []link {
 	c := m.cfg
-	limit := max(math.Log(c.SlowFactor), c.LinkDeviations*f.sigma)
+	least := math.Log(c.SlowFactor)
 	var found []link
 	for k, i := range f.rows {
 		if int(f.nRow[i]) < c.MinPairs {
@@ -105,7 +111,10 @@ func (m *Matrix) links(f *fit, logLimit float64) []link {
 		}
 		for x := f.start[k]; x < f.start[k+1]; x++ {
 			j := f.peer[x]
-			if f.res[x] > limit && f.y[x] > logLimit && int(f.nCol[j]) >= c.MinPairs {
+			if f.res[x] <= least || f.y[x] <= logLimit || int(f.nCol[j]) < c.MinPairs {
+				continue
+			}
+			if f.res[x] > c.LinkDeviations*f.pairSigma(i, j) {
 				found = append(found, link{from: i, to: j, y: f.y[x]})
 			}
 		}

@@ -86,6 +86,10 @@ func TestDiagnoseKinds(t *testing.T) {
 	c.slowIn = map[int]float64{10: 1.8, 11: 2}
 	c.slowOut = map[int]float64{11: 1.5}
 	f("two moderately slow hosts", c)
+
+	c = base
+	c.noisy = map[int]float64{10: 0.6, 11: 0.6}
+	f("two noisy hosts", c)
 }
 
 // equalFindings compares what two lists blame, ignoring the node of a rack

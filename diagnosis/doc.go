@@ -29,6 +29,13 @@
 // exp(μ) is the cluster median latency; exp(μ + r[j]) the typical latency
 // of a sender to j; exp(μ + s[i]) that of i to a typical receiver.
 //
+// With a Topology the model has one more term, δ, added to the pairs
+// inside one rack: traffic that stays under one switch is faster, and
+// HDFS keeps much of it there (the second and third replica share a
+// rack). Left out, it would make the residuals bimodal and their spread
+// several times the noise (reference_test.go); with it, exp(μ) is the
+// typical latency between racks, and exp(μ + δ) that inside one.
+//
 // # Fit
 //
 // Most cells are missing (a DataNode mirrors to tens or hundreds of the
@@ -38,7 +45,8 @@
 // without a linear system: starting from the median as μ, it sweeps each
 // row's median residual into s[i], moves the median of the r into μ,
 // sweeps each column's median residual into r[j], moves the median of the
-// s into μ, and repeats, over the cells present only. A row or column is
+// s into μ, then (with a topology) the median residual of the pairs
+// inside racks into δ, and repeats, over the cells present only. A row or column is
 // not moved by its slow cells until half of them are slow, so a bad link
 // stays in its residual and a slow node in its effect. The medians are
 // weighted by √samples of each cell, the same weighted median as gonum's
@@ -63,10 +71,13 @@
 //     exp(μ + r[j]) > limit; a node that measured at least MinPairs peers
 //     is slow outbound when exp(μ + s[i]) > limit; both, and it is Both;
 //   - a cell (i, j) between two such nodes is a bad Link when its latency
-//     is above limit and its residual above max(ln k, LinkDeviations × σ),
-//     σ the robust standard deviation (1.4826 × the median absolute
-//     residual): k times what i and j predict, and beyond the noise. The
-//     two directions of a pair make one finding, named by the slower;
+//     is above limit and its residual above max(ln k, LinkDeviations × σ):
+//     k times what i and j predict, and beyond the noise. σ is the robust
+//     standard deviation of the residuals (1.4826 × the median absolute
+//     residual), or that of row i or column j where it is over 1.5 times
+//     larger: a noisy node strays from the fit in all its pairs, which
+//     are not all bad links. The two directions of a pair make one
+//     finding, named by the slower;
 //   - with a Topology, a rack is one Rack finding in place of its nodes'
 //     findings, and of the links across its edge, when it has at least
 //     RackMinNodes judged nodes of which at least RackFraction are slow:

@@ -45,10 +45,15 @@ type fit struct {
 	nCol []int32   // by node id: cells in its column
 
 	sigma float64 // robust standard deviation of the residuals
+	// By node id: the same of the residuals of its row and of its column.
+	rowSigma, colSigma []float64
 
-	// With a topology (rack.go): each node's rack number, -1 for none,
-	// and its pairs across its rack's edge, cross[crossStart[id]:crossStart[id+1]].
+	// With a topology (rack.go): each node's rack number, -1 for none;
+	// the cells inside a rack and their common effect delta; each node's
+	// pairs across its rack's edge, cross[crossStart[id]:crossStart[id+1]].
 	rackOf     []int32
+	inside     []int32
+	delta      float64
 	crossStart []int32
 	cross      []pair
 
@@ -101,12 +106,14 @@ func (f *fit) load(m *Matrix, t time.Duration) {
 // medpolish does on a full table, over the cells present: alternately
 // sweep each row's median residual into its sender effect and each
 // column's into its receiver effect, moving the effects' medians into mu.
+// With cells inside racks listed in f.inside, each sweep ends by moving
+// their median residual into delta, the effect of staying inside a rack.
 func (f *fit) polish() {
 	if len(f.y) == 0 {
-		f.mu, f.sigma = 0, 0
-		return
+		panic("BUG: diagnosis: polish of an empty matrix")
 	}
 	copy(f.res, f.y)
+	f.delta = 0
 	f.mu = f.median(f.res, f.w)
 	floats.AddConst(-f.mu, f.res)
 	prev := math.Inf(1)
@@ -130,6 +137,13 @@ func (f *fit) polish() {
 			}
 		}
 		f.center(f.s, f.nRow)
+		if len(f.inside) > 0 {
+			d := f.medianOf(f.inside)
+			f.delta += d
+			for _, c := range f.inside {
+				f.res[c] -= d
+			}
+		}
 		sum := floats.Norm(f.res, 1)
 		if math.Abs(prev-sum) <= sweepTolerance*sum {
 			break
@@ -137,6 +151,51 @@ func (f *fit) polish() {
 		prev = sum
 	}
 	f.sigma = 1.4826 * f.absMedian()
+	f.scales()
+}
+
+// noisyNode is how much larger than the residuals' robust deviation that
+// of a node's row or column must be for the node to count as noisy. The
+// deviation of a row of 40 cells is itself uncertain by about 17 %, so
+// 1.5 is about three of those: normal nodes keep the cluster's deviation.
+const noisyNode = 1.5
+
+// pairSigma is the robust deviation that the residual of (i, j) is judged
+// by: the cluster's, or the larger of those of i's row and j's column
+// where one of them is noisy.
+func (f *fit) pairSigma(i, j int32) float64 {
+	s := f.sigma
+	for _, own := range [2]float64{f.rowSigma[i], f.colSigma[j]} {
+		if own > noisyNode*f.sigma {
+			s = max(s, own)
+		}
+	}
+	return s
+}
+
+// scales computes the robust standard deviation of the residuals of each
+// row and each column: a noisy node's pairs stray further from the fit
+// than others', without being bad links.
+func (f *fit) scales() {
+	f.rowSigma, f.colSigma = resize(f.rowSigma, len(f.nRow)), resize(f.colSigma, len(f.nCol))
+	for k, i := range f.rows {
+		f.pairs = f.pairs[:0]
+		for c := f.start[k]; c < f.start[k+1]; c++ {
+			f.pairs = append(f.pairs, pair{math.Abs(f.res[c]), f.w[c]})
+		}
+		f.rowSigma[i] = 1.4826 * weightedMedian(f.pairs)
+	}
+	for j := range f.nCol {
+		cells := f.byCol[f.colStart[j]:f.colStart[j+1]]
+		if len(cells) == 0 {
+			continue
+		}
+		f.pairs = f.pairs[:0]
+		for _, c := range cells {
+			f.pairs = append(f.pairs, pair{math.Abs(f.res[c]), f.w[c]})
+		}
+		f.colSigma[j] = 1.4826 * weightedMedian(f.pairs)
+	}
 }
 
 // center moves the median of the effects of the nodes with cells into mu.

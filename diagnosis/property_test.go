@@ -24,6 +24,7 @@ func TestDiagnoseProperties(t *testing.T) {
 			inside:   0.3 + 0.7*rng.Float64(),
 		}
 		c.peers = max(20, c.nodes*(10+rng.IntN(30))/100) // 60–90 % missing
+		c.rackSize = min(c.rackSize, c.nodes/5)          // a slow rack stays a minority
 		cfg := DefaultConfig()
 		cfg.Topology = c.topology(t)
 		name := fmt.Sprintf("seed %d, %d nodes × %d peers, jitter %.2f, %.0f %% in rack at %.1f×",

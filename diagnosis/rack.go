@@ -21,10 +21,9 @@ import (
 // it has at least RackMinNodes judged nodes (MinPairs pairs in a
 // direction or across the edge) and at least RackFraction of them are
 // slow.
-func (m *Matrix) racks(f *fit, logLimit float64, slow []slowNode, links []link) ([]Finding, []slowNode, []link) {
+func (m *Matrix) racks(f *fit, names []string, logLimit float64, slow []slowNode, links []link) ([]Finding, []slowNode, []link) {
 	c := m.cfg
 	n := len(f.nCol)
-	names := f.rackIndex(m)
 	f.edge(n)
 
 	type tally struct {
@@ -89,7 +88,8 @@ func (m *Matrix) racks(f *fit, logLimit float64, slow []slowNode, links []link) 
 }
 
 // rackIndex numbers the racks of the nodes with cells into f.rackOf (-1:
-// no rack) and returns the racks' names by number.
+// no rack), lists the cells inside a rack in f.inside, and returns the
+// racks' names by number.
 func (f *fit) rackIndex(m *Matrix) []string {
 	n := len(f.nCol)
 	f.rackOf = resize(f.rackOf, n)
@@ -111,6 +111,13 @@ func (f *fit) rackIndex(m *Matrix) []string {
 			names = append(names, rack)
 		}
 		f.rackOf[id] = k
+	}
+	for k, i := range f.rows {
+		for c := f.start[k]; c < f.start[k+1]; c++ {
+			if ri := f.rackOf[i]; ri >= 0 && ri == f.rackOf[f.peer[c]] {
+				f.inside = append(f.inside, c)
+			}
+		}
 	}
 	return names
 }

@@ -158,3 +158,29 @@ func TestWeightedMedian(t *testing.T) {
 		}
 	}
 }
+
+// TestPolishInsideRacks checks that, with a topology, the fit finds the
+// effect of staying inside a rack and leaves the noise in the residuals.
+func TestPolishInsideRacks(t *testing.T) {
+	c := cluster{nodes: 300, peers: 40, jitter: 0.2, spread: 0.1, seed: 5, rackSize: 20, local: 0.5, inside: 0.4}
+	cfg := DefaultConfig()
+	cfg.Topology = c.topology(t)
+	m, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.fill(t, m, t0)
+	if got := m.Diagnose(t0); len(got) != 0 {
+		t.Fatalf("healthy cluster: %+v", got)
+	}
+	f := &m.scratch
+	if want := math.Log(c.inside); math.Abs(f.delta-want) > 0.05 {
+		t.Errorf("inside effect %.3f, want %.3f", f.delta, want)
+	}
+	if want := math.Log(2.0); math.Abs(f.mu-want) > 0.05 {
+		t.Errorf("mu %.3f, want ln 2 ms = %.3f", f.mu, want)
+	}
+	if f.sigma < 0.15 || f.sigma > 0.25 {
+		t.Errorf("residual deviation %.3f, want near the jitter 0.2", f.sigma)
+	}
+}
