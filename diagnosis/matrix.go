@@ -140,17 +140,37 @@ func (m *Matrix) Expire(now time.Time) {
 			i++
 			continue
 		}
-		// Drop the empty row: move the last one into its place.
-		m.rowOf[r.reporter] = -1
-		m.release(r.reporter)
-		last := len(m.rows) - 1
-		if i != last {
-			m.rows[i] = m.rows[last]
-			m.rowOf[m.rows[i].reporter] = int32(i)
-		}
-		m.rows[last] = row{}
-		m.rows = m.rows[:last]
+		m.dropRow(i)
 	}
+}
+
+// Forget deletes every cell reporter measured: when its agent is gone, or
+// when its next report should replace what it said rather than add to it.
+func (m *Matrix) Forget(reporter string) {
+	id, ok := m.nodes.id(reporter)
+	if !ok || m.rowOf[id] < 0 {
+		return
+	}
+	i := int(m.rowOf[id])
+	for _, c := range m.rows[i].cells {
+		m.release(c.peer)
+	}
+	m.dropRow(i)
+}
+
+// dropRow removes row i, whose cells are released, and moves the last row
+// into its place.
+func (m *Matrix) dropRow(i int) {
+	r := m.rows[i].reporter
+	m.rowOf[r] = -1
+	m.release(r)
+	last := len(m.rows) - 1
+	if i != last {
+		m.rows[i] = m.rows[last]
+		m.rowOf[m.rows[i].reporter] = int32(i)
+	}
+	m.rows[last] = row{}
+	m.rows = m.rows[:last]
 }
 
 // valid reports whether c counts at instant t: t − at < MaxAge.

@@ -151,3 +151,30 @@ func TestConfigValidate(t *testing.T) {
 	f(func(c *Config) { c.MaxPeers = 0 }, "max peers")
 	f(func(c *Config) { c.MaxReporters, c.MaxPeers = 1<<20, 1<<10 }, "at most")
 }
+
+func TestForget(t *testing.T) {
+	m := newMatrix(t, nil)
+	for i := range 3 {
+		for j := range 3 {
+			if i != j {
+				if err := m.Add(nodeName(i), nodeName(j), 1, 100, t0); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	m.Forget(nodeName(0))
+	m.Forget(nodeName(0))
+	m.Forget("unknown:1")
+	if m.Len() != 4 || m.Reporters() != 2 {
+		t.Errorf("%d cells, %d reporters, want 4 and 2", m.Len(), m.Reporters())
+	}
+	if _, ok := m.nodes.id(nodeName(0)); !ok {
+		t.Error("node 0 is still a peer of the others, yet forgotten")
+	}
+	m.Forget(nodeName(1))
+	m.Forget(nodeName(2))
+	if m.Len() != 0 || len(m.nodes.ids) != 0 {
+		t.Errorf("%d cells, %d names left", m.Len(), len(m.nodes.ids))
+	}
+}
