@@ -161,4 +161,3 @@ func (f *fit) absMedian() float64 {
 	}
 	return weightedMedian(f.pairs)
 }
-
