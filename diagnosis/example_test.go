@@ -66,3 +66,25 @@ func Example() {
 	// inbound  10.0.0.4:9866               reporters 11,  44.0 ms, median 2.2 ms
 	// outbound 10.0.0.7:9866               reporters 11,  22.0 ms, median 2.2 ms
 }
+
+func ExampleParseTopology() {
+	topo, err := diagnosis.ParseTopology(strings.NewReader(`
+# net.topology.table.file.name: host, then rack
+10.0.0.5          /dc1/rack1
+dn6.example.com   /dc1/rack2
+`))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(topo.Rack("10.0.0.5:9866"))
+	fmt.Println(topo.Rack("DN6.example.com:9866"))
+	fmt.Printf("%q\n", topo.Rack("10.0.0.7:9866"))
+
+	_, err = diagnosis.ParseTopology(strings.NewReader("10.0.0.5 /rack1\n10.0.0.6\n"))
+	fmt.Println(err)
+	// Output:
+	// /dc1/rack1
+	// /dc1/rack2
+	// ""
+	// parse topology: line 2: want two fields, "host rack", got 1
+}

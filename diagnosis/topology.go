@@ -50,7 +50,7 @@ func ParseTopology(r io.Reader) (Topology, error) {
 			continue
 		}
 		if len(fields) != 2 {
-			return Topology{}, fmt.Errorf("parse topology: line %d: want \"host rack\", got %d fields", line, len(fields))
+			return Topology{}, fmt.Errorf("parse topology: line %d: want two fields, \"host rack\", got %d", line, len(fields))
 		}
 		addr, name, err := canonicalHost(fields[0])
 		if err != nil {

@@ -53,8 +53,8 @@ func TestParseTopologyErrors(t *testing.T) {
 			t.Errorf("ParseTopology(%q) = %v, want an error with %q", table, err, want)
 		}
 	}
-	f("10.0.0.5\n", `line 1: want "host rack", got 1 fields`)
-	f("# c\n\n10.0.0.5 /r1 /r2\n", `line 3: want "host rack", got 3 fields`)
+	f("10.0.0.5\n", `line 1: want two fields, "host rack", got 1`)
+	f("# c\n\n10.0.0.5 /r1 /r2\n", `line 3: want two fields, "host rack", got 3`)
 	f("10.0.0.5 rack1\n", `line 1: rack "rack1" does not start with /`)
 	f("10.0.0.5 /\n", `line 1: rack "/" does not start with / and a name`)
 	f("dn$1 /r1\n", `line 1: host "dn$1": not an IP address or a host name`)
