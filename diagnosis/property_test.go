@@ -131,3 +131,43 @@ func TestDiagnoseSmallCluster(t *testing.T) {
 		t.Fatalf("got %+v, want node 4 inbound, from 11 reporters", got)
 	}
 }
+
+// TestDiagnoseManySlow has 5 % of a rack-aware cluster slow, each node in
+// one of the three ways: every one is found, as what it is, and nothing
+// else.
+func TestDiagnoseManySlow(t *testing.T) {
+	for seed := range uint64(2) {
+		rng := rand.New(rand.NewPCG(seed, 9))
+		c := cluster{nodes: 1000, peers: 50, jitter: 0.25, spread: 0.15, seed: seed, rackSize: 40, local: 0.5, inside: 0.6,
+			slowIn: map[int]float64{}, slowOut: map[int]float64{}}
+		want := map[string]Kind{}
+		for len(want) < c.nodes/20 {
+			i := rng.IntN(c.nodes)
+			if _, dup := want[nodeName(i)]; dup {
+				continue
+			}
+			switch kind := []Kind{Inbound, Outbound, Both}[rng.IntN(3)]; kind {
+			case Inbound:
+				c.slowIn[i] = 10
+				want[nodeName(i)] = kind
+			case Outbound:
+				c.slowOut[i] = 10
+				want[nodeName(i)] = kind
+			case Both:
+				c.slowIn[i], c.slowOut[i] = 10, 10
+				want[nodeName(i)] = kind
+			}
+		}
+		cfg := DefaultConfig()
+		cfg.Topology = c.topology(t)
+		got := c.diagnose(t, cfg)
+		for _, f := range got {
+			if want[f.Node] != f.Kind {
+				t.Errorf("seed %d: unexpected %+v", seed, f)
+			}
+		}
+		if len(got) != len(want) {
+			t.Errorf("seed %d: %d findings, want %d", seed, len(got), len(want))
+		}
+	}
+}
