@@ -31,8 +31,8 @@ const (
 	// pins many residuals at zero, so the robust deviation comes out about
 	// 8 % below the residuals' real spread: 6 of them are about 5.5 real
 	// ones, and a healthy matrix of 500 000 cells with normal residuals
-	// then shows a false link about once in a hundred diagnoses (5 gave
-	// one a diagnosis, bench_test.go's cluster).
+	// then shows a false link about once in a hundred diagnoses. (At 5,
+	// bench_test.go's healthy cluster of 10 000 nodes showed two.)
 	DefaultLinkDeviations = 6.0
 	// DefaultRackFraction is the share of a rack's judged nodes that must
 	// be slow for the rack, rather than its nodes, to be the finding.
@@ -72,7 +72,8 @@ type Config struct {
 	// must exceed whatever the median (default DefaultFloorMs).
 	FloorMs float64
 	// LinkDeviations is how many robust standard deviations of the
-	// residuals a bad link must exceed (default DefaultLinkDeviations).
+	// residuals (of all of them, or of a noisy node's) a bad link must
+	// exceed (default DefaultLinkDeviations).
 	LinkDeviations float64
 	// RackFraction is the share of a rack's judged nodes that must be
 	// slow for a rack finding (default DefaultRackFraction).

@@ -21,8 +21,9 @@ const (
 	// Link is one slow pair: the node and its peer are normal with the
 	// others, but slow between them, in one direction or both.
 	Link Kind = "link"
-	// Rack is a rack whose judged nodes are (nearly) all slow: one
-	// finding for the rack instead of one per node.
+	// Rack is a rack whose judged nodes are (nearly) all slow, as nodes
+	// or across the rack's edge: one finding for the rack instead of one
+	// per node and one per link out of it.
 	Rack Kind = "rack"
 )
 
@@ -53,7 +54,7 @@ type Finding struct {
 	// (as a node, or across the rack's edge, whichever is larger).
 	LatencyMs float64 `json:"latencyMs"`
 	// MedianMs is the cluster median: the fit's latency of a typical
-	// sender to a typical receiver.
+	// sender to a typical receiver (in another rack, with a topology).
 	MedianMs float64 `json:"medianMs"`
 }
 
