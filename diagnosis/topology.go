@@ -36,7 +36,8 @@ type Topology struct {
 // NetworkTopology requires. Unlike TableMapping, which skips a bad line
 // with a warning, ParseTopology returns an error naming the line: a line
 // without exactly two fields, a bad host or rack, or a host given two
-// racks.
+// racks. No name is resolved: a node matches a line only if both name its
+// host the same way, by address or by name.
 func ParseTopology(r io.Reader) (Topology, error) {
 	t := Topology{byAddr: make(map[netip.Addr]string), byName: make(map[string]string)}
 	sc := bufio.NewScanner(r)
