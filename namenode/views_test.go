@@ -121,4 +121,3 @@ func attr(t *testing.T, beans []jmx.Bean, bean, name string) any {
 	}
 	return v
 }
-
