@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -230,5 +231,23 @@ func TestJMXMatchesHadoop(t *testing.T) {
 				sameFields(attr, ov.(string), hv.(string))
 			}
 		}
+	}
+}
+
+// readRuntime reads the running program: a heap in use, no more than is
+// committed, this goroutine running, and the GC forced here counted.
+func TestReadRuntime(t *testing.T) {
+	runtime.GC()
+	rt := readRuntime()
+	if rt.HeapUsedBytes == 0 || rt.HeapCommittedBytes < rt.HeapUsedBytes {
+		t.Fatalf("heap used %d, committed %d", rt.HeapUsedBytes, rt.HeapCommittedBytes)
+	}
+	if rt.Running < 1 || rt.GCCycles < 1 || rt.GCPause <= 0 {
+		t.Fatalf("runtime %+v: want a running goroutine, a GC cycle and its pause", rt)
+	}
+	s, _, _ := newTestServer(t, nil)
+	b := s.jvmMetricsBean(rt)
+	if v, _ := b.Attr("GcCount"); v != rt.GCCycles {
+		t.Fatalf("GcCount = %v, want %d", v, rt.GCCycles)
 	}
 }
