@@ -3,6 +3,7 @@ package namenode
 import (
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"os"
 	"reflect"
 	"runtime"
@@ -249,5 +250,24 @@ func TestReadRuntime(t *testing.T) {
 	b := s.jvmMetricsBean(rt)
 	if v, _ := b.Attr("GcCount"); v != rt.GCCycles {
 		t.Fatalf("GcCount = %v, want %d", v, rt.GCCycles)
+	}
+}
+
+// BenchmarkJMX times one whole /jmx document for 1000 DataNodes, each with
+// an HTTP port, 50 of them reporting one slow node.
+func BenchmarkJMX(b *testing.B) {
+	s, _, _ := newTestServer(b, func(c *Config) { c.Logger = slog.New(slog.DiscardHandler) })
+	for i := range 1000 {
+		hb := reports.Heartbeat{Node: fmt.Sprintf("10.0.%d.%d:9866", i/250, i%250+1), HTTPAddress: fmt.Sprintf("10.0.%d.%d:9864", i/250, i%250+1)}
+		if i < 50 {
+			hb.SlowPeers = []reports.SlowPeer{{Node: "10.9.9.9:9866", LatencyMs: 40, MedianMs: 2, MADMs: 0.5, UpperLimitMs: 6}}
+		}
+		mustHeartbeat(b, s, hb)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if w := do(b, s, "GET", JMXPath, ""); w.Code != 200 {
+			b.Fatal(w.Code)
+		}
 	}
 }
