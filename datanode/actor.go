@@ -51,9 +51,12 @@ type actor struct {
 	heartbeat  time.Duration
 	report     time.Duration
 	maxBackoff time.Duration
-	jitter     func() float64
-	counters   *counters
-	log        *slog.Logger
+	// httpAddr returns the agent's HTTP address for the heartbeat, "" for
+	// none; nil means none.
+	httpAddr func() string
+	jitter   func() float64
+	counters *counters
+	log      *slog.Logger
 
 	mu     sync.Mutex
 	status ServiceStatus // guarded by mu
@@ -82,6 +85,9 @@ func (a *actor) beat(ctx context.Context, s *Scheduler) {
 	now := time.Now()
 	report := s.Begin(now) && a.detect != nil // nil: peer statistics off, never a report
 	hb := reports.Heartbeat{Node: a.node}
+	if a.httpAddr != nil {
+		hb.HTTPAddress = a.httpAddr()
+	}
 	var det Detection
 	if report {
 		d, err := a.detect(now)

@@ -34,6 +34,7 @@ type Agent struct {
 
 	metricsSet *metrics.Set           // what /metrics writes
 	httpPort   atomic.Pointer[string] // the HTTP port's port, once Run serves it
+	httpAddr   atomic.Pointer[string] // its host:port as heartbeats announce it, once Run opened it
 
 	counters counters
 	started  atomic.Bool
@@ -73,7 +74,8 @@ func New(cfg Config) (*Agent, error) {
 		}
 		a.actors = append(a.actors, &actor{node: cfg.ID, send: c, detect: detect,
 			heartbeat: cfg.HeartbeatInterval, report: cfg.ReportInterval, maxBackoff: cfg.MaxRetryBackoff,
-			jitter: rand.Float64, counters: &a.counters, log: a.log.With(slog.String("namenode", u)),
+			httpAddr: a.httpAddress,
+			jitter:   rand.Float64, counters: &a.counters, log: a.log.With(slog.String("namenode", u)),
 			status: ServiceStatus{URL: u}})
 	}
 	return a, nil
@@ -133,6 +135,8 @@ func (a *Agent) Run(ctx context.Context) error {
 		attrs = append(attrs, slog.String("dataPort", ln.Addr().String()))
 	}
 	if hln != nil {
+		addr := announcedAddress(hln.Addr().String(), a.cfg.ID)
+		a.httpAddr.Store(&addr) // before the first heartbeat
 		attrs = append(attrs, slog.String("httpPort", hln.Addr().String()))
 	}
 	switch {

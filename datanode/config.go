@@ -51,7 +51,9 @@ type Config struct {
 	// "" for none, the default. Hadoop's default is 0.0.0.0:9864, but an
 	// agent beside a Hadoop DataNode shares its hdfs-site.xml and that
 	// port, so the agent opens a port only when told to. HTTPListener,
-	// when set, is used instead.
+	// when set, is used instead. Heartbeats announce the port
+	// (reports.Heartbeat.HTTPAddress), an unspecified listen host replaced
+	// by the host of ID, so the service can list it as the node's infoAddr.
 	HTTPListen string
 	// HTTPListener is an open listener for the HTTP port; the agent closes
 	// it when Run returns.

@@ -149,6 +149,34 @@ func labelValue(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s)
 }
 
+// httpAddress returns the HTTP port's address as heartbeats announce it,
+// or "" while Run has not opened one.
+func (a *Agent) httpAddress() string {
+	if p := a.httpAddr.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+// announcedAddress returns the address others reach a listener on: listen
+// (a listener's "host:port") with an unspecified host (0.0.0.0, ::) or an
+// empty one replaced by the host of the node id, so that the service lists
+// a reachable infoAddr for the agent.
+func announcedAddress(listen, id string) string {
+	host, port, err := net.SplitHostPort(listen)
+	if err != nil {
+		return ""
+	}
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		idHost, _, err := net.SplitHostPort(id)
+		if err != nil {
+			return ""
+		}
+		host = idHost
+	}
+	return net.JoinHostPort(host, port)
+}
+
 // openHTTPPort opens the listener of the HTTP port, nil for none.
 func (a *Agent) openHTTPPort(ctx context.Context) (net.Listener, error) {
 	if a.cfg.HTTPListener != nil {

@@ -121,6 +121,21 @@ func TestHTTPPortMetricsAndHealth(t *testing.T) {
 	}
 }
 
+func TestAnnouncedAddress(t *testing.T) {
+	f := func(listen, id, want string) {
+		t.Helper()
+		if got := announcedAddress(listen, id); got != want {
+			t.Fatalf("announcedAddress(%q, %q) = %q, want %q", listen, id, got, want)
+		}
+	}
+	f("127.0.0.1:9864", "10.0.0.2:9866", "127.0.0.1:9864")
+	f("0.0.0.0:9864", "10.0.0.2:9866", "10.0.0.2:9864")
+	f("[::]:9864", "dn2.example.com:9866", "dn2.example.com:9864")
+	f(":9864", "[fe80::1]:9866", "[fe80::1]:9864")
+	f("[::1]:9864", "10.0.0.2:9866", "[::1]:9864")
+	f("no-port", "10.0.0.2:9866", "")
+}
+
 // The loop: agent A's -hadoop-jmx reads agent B's HTTP port as it reads a
 // Hadoop DataNode, and A reports the peer B measured as slow.
 func TestHTTPPortReadByAnotherAgent(t *testing.T) {
@@ -161,6 +176,25 @@ func TestHTTPPortReadByAnotherAgent(t *testing.T) {
 	}, svc)
 	if len(slow) != 1 || slow[0] != "127.0.0.9:9866" {
 		t.Fatalf("A reported %v, want [127.0.0.9:9866]", slow)
+	}
+	// B's heartbeats announce its HTTP port, from the first one on; A,
+	// which serves none, announces nothing.
+	waitFor(t, 10*time.Second, "a heartbeat from B", func() bool {
+		for _, hb := range svc.Beats() {
+			if hb.Node == cfgB.ID {
+				return true
+			}
+		}
+		return false
+	}, svc)
+	for _, hb := range svc.Beats() {
+		want := ""
+		if hb.Node == cfgB.ID {
+			want = ln.Addr().String()
+		}
+		if hb.HTTPAddress != want {
+			t.Fatalf("heartbeat of %s: httpAddress %q, want %q", hb.Node, hb.HTTPAddress, want)
+		}
 	}
 	// B's /jmx says which port it serves.
 	resp, err := http.Get("http://" + ln.Addr().String() + "/jmx")

@@ -1,7 +1,6 @@
 package namenode
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -9,61 +8,102 @@ import (
 	"github.com/slowpeer/slowpeer/reports"
 )
 
-// Beans returns the Server's JMX beans at now, with the attributes tooling
-// reads from a Hadoop NameNode: NameNodeStatus (NameNodeStatusMXBean, with
-// SlowPeersReport as a JSON string of the top MaxNodesToReport slow nodes,
-// "[]" when there are none) and FSNamesystemState (FSNamesystemMBean, with
-// the live and dead DataNode counts).
+// Names of the beans the Server writes beside jmx.NameNodeStatusBean and
+// jmx.FSNamesystemStateBean.
+const (
+	// NameNodeInfoBean is NameNodeMXBean's bean; it carries SoftwareVersion,
+	// LiveNodes and DeadNodes.
+	NameNodeInfoBean = "Hadoop:service=NameNode,name=NameNodeInfo"
+	// JvmMetricsBean is the metrics2 JvmMetrics record of a NameNode.
+	JvmMetricsBean = "Hadoop:service=NameNode,name=JvmMetrics"
+)
+
+// fsNamesystemClass is the modelerType of the beans FSNamesystem registers
+// (FSNamesystemState, NameNodeInfo): the class behind their StandardMBean.
+const fsNamesystemClass = "org.apache.hadoop.hdfs.server.namenode.FSNamesystem"
+
+// Beans returns the Server's JMX beans at now. Each carries only what the
+// service truly knows; an attribute of Hadoop's that it cannot know
+// (capacities, blocks, files, decommissioning, Kerberos) is left out, never
+// written as 0. Every bean carries tag.Hostname, as Hadoop's metrics2 beans
+// do, so that scrapers label what they read with the host.
+//
+//   - NameNodeStatus (NameNodeStatusMXBean): NNRole, HostAndPort,
+//     SlowPeersReport (the top MaxNodesToReport slow nodes as Hadoop's
+//     Jackson writes them, "[]" when there are none), SlowDisksReport
+//     (null: the service tracks no disks) and State, from Config.State,
+//     when the service knows its leadership.
+//   - FSNamesystemState (FSNamesystemMBean): FSState, NumLiveDataNodes,
+//     NumDeadDataNodes and NumStaleDataNodes (by Config.StaleInterval).
+//   - NameNodeInfo (NameNodeMXBean): SoftwareVersion, LiveNodes and
+//     DeadNodes (see nodeInfoJSON).
+//   - JvmMetrics: the Go runtime under Hadoop's JvmMetrics names (see
+//     jvmMetricsBean).
 func (s *Server) Beans(now time.Time) []jmx.Bean {
 	report := slowNodesJSON(s.tracker.Top(now, s.cfg.MaxNodesToReport))
 	live, dead := s.nodes.Counts(now)
-	return []jmx.Bean{
+	stale := s.nodes.Stale(now, s.cfg.StaleInterval)
+	nodes := s.nodes.List(now)
+
+	status := []jmx.Attr{
+		{Name: "NNRole", Value: "NameNode"},
+		{Name: "HostAndPort", Value: s.hostAndPort()},
+		{Name: jmx.SlowPeersReport, Value: string(report)},
+		{Name: jmx.SlowDisksReport, Value: nil},
+	}
+	if s.cfg.State != nil {
+		if st := s.cfg.State(); st != "" {
+			status = append(status, jmx.Attr{Name: "State", Value: st})
+		}
+	}
+	info := []jmx.Attr{}
+	if s.cfg.SoftwareVersion != "" {
+		info = append(info, jmx.Attr{Name: "SoftwareVersion", Value: s.cfg.SoftwareVersion})
+	}
+	info = append(info,
+		jmx.Attr{Name: "LiveNodes", Value: liveNodesJSON(now, nodes)},
+		jmx.Attr{Name: "DeadNodes", Value: deadNodesJSON(now, nodes)})
+
+	beans := []jmx.Bean{
 		{
 			Name:        jmx.NameNodeStatusBean,
 			ModelerType: "org.apache.hadoop.hdfs.server.namenode.NameNode",
-			Attrs: []jmx.Attr{
-				{Name: "NNRole", Value: "NameNode"},
-				{Name: "HostAndPort", Value: s.hostAndPort()},
-				// A stand-in until the Hadoop-interop issue replaces it:
-				// true means a bearer token is set, never Kerberos.
-				{Name: "SecurityEnabled", Value: s.cfg.AuthToken != ""},
-				// Fixed until the Hadoop-interop issue replaces it: the
-				// service has no HA state, so no transition.
-				{Name: "LastHATransitionTime", Value: 0},
-				{Name: "BytesWithFutureGenerationStamps", Value: 0},
-				{Name: "SlowPeersReport", Value: string(report)},
-				{Name: "SlowDisksReport", Value: nil},
-				// Fixed until the Hadoop-interop issue replaces it: every
-				// replica says active (leadership is not reflected).
-				{Name: "State", Value: "active"},
-			},
+			Attrs:       status,
 		},
 		{
 			Name:        jmx.FSNamesystemStateBean,
-			ModelerType: "org.apache.hadoop.hdfs.server.namenode.FSNamesystem",
+			ModelerType: fsNamesystemClass,
 			Attrs: []jmx.Attr{
 				{Name: "FSState", Value: "Operational"},
 				{Name: "NumLiveDataNodes", Value: live},
 				{Name: "NumDeadDataNodes", Value: dead},
-				// The counts below are fixed until the Hadoop-interop
-				// issue replaces them: the DataNode table knows neither
-				// decommissioning nor stale nodes.
-				{Name: "NumDecomLiveDataNodes", Value: 0},
-				{Name: "NumDecomDeadDataNodes", Value: 0},
-				{Name: "NumDecommissioningDataNodes", Value: 0},
-				{Name: "NumStaleDataNodes", Value: 0},
+				{Name: "NumStaleDataNodes", Value: stale},
 			},
 		},
+		{Name: NameNodeInfoBean, ModelerType: fsNamesystemClass, Attrs: info},
+		s.jvmMetricsBean(s.readRuntime()),
 	}
+	if s.hostname != "" {
+		for i := range beans[:3] { // JvmMetrics places its tags itself
+			beans[i].Attrs = append([]jmx.Attr{{Name: "tag.Hostname", Value: s.hostname}}, beans[i].Attrs...)
+		}
+	}
+	return beans
 }
 
-// slowNodesJSON is the /slowpeers document for nodes; an empty list is
-// "[]", never "null".
+// slowNodesJSON is the SlowPeersReport string for nodes, as Hadoop's
+// SlowPeerTracker.getJson writes it with Jackson: doubles as Java writes
+// them (25.0, 1.0E-4), no HTML escaping, an empty list "[]" and never
+// "null", a slow node without reporters with "[]".
 func slowNodesJSON(nodes []reports.SlowNode) []byte {
-	if nodes == nil {
-		nodes = []reports.SlowNode{}
+	out := make([]reports.SlowNode, len(nodes))
+	for i, n := range nodes {
+		out[i] = n
+		if out[i].Reporters == nil {
+			out[i].Reporters = []reports.Reporter{}
+		}
 	}
-	b, err := json.Marshal(nodes)
+	b, err := jmx.MarshalJackson(out)
 	if err != nil {
 		panic("BUG: namenode: encode slow-peer report: " + err.Error())
 	}

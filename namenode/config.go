@@ -33,6 +33,14 @@ const (
 	// DFS_NAMENODE_HEARTBEAT_RECHECK_INTERVAL_DEFAULT.
 	DefaultHeartbeatRecheckInterval = 5 * time.Minute
 
+	// StaleIntervalKey is how long a DataNode may stay silent before the
+	// NameNode counts it stale (NumStaleDataNodes). A bare number is
+	// milliseconds.
+	StaleIntervalKey = "dfs.namenode.stale.datanode.interval"
+	// DefaultStaleInterval is Hadoop's
+	// DFS_NAMENODE_STALE_DATANODE_INTERVAL_DEFAULT.
+	DefaultStaleInterval = 30 * time.Second
+
 	// MaxNodesToReportKey is the number of slow nodes /slowpeers and the
 	// JMX SlowPeersReport give when not asked for another number.
 	MaxNodesToReportKey = "dfs.datanode.max.nodes.to.report"
@@ -80,6 +88,11 @@ type Config struct {
 	// dfs.namenode.heartbeat.recheck-interval (default 5m). A DataNode is
 	// dead after 2 × this + 10 × HeartbeatInterval without a heartbeat.
 	HeartbeatRecheckInterval time.Duration
+	// StaleInterval mirrors dfs.namenode.stale.datanode.interval (default
+	// 30s): a live DataNode silent for at least this long is stale, as
+	// DatanodeInfo.isStale decides, and counts in the JMX
+	// NumStaleDataNodes.
+	StaleInterval time.Duration
 	// MaxNodesToReport mirrors dfs.datanode.max.nodes.to.report (default
 	// 5): the N of /slowpeers without ?top= and of the JMX SlowPeersReport.
 	MaxNodesToReport int
@@ -97,6 +110,20 @@ type Config struct {
 	// after its context is done (default 10s).
 	ShutdownTimeout time.Duration
 
+	// Hostname is the tag.Hostname of the JMX beans, as Hadoop's metrics2
+	// gives every record the host's name; empty means os.Hostname().
+	Hostname string
+	// SoftwareVersion is the service's version, the JMX NameNodeInfo
+	// SoftwareVersion (as "slowpeer version" prints it); empty leaves the
+	// attribute out.
+	SoftwareVersion string
+	// State, when not nil, returns the replica's HA state for the JMX
+	// NameNodeStatus State: "active" (the leader) or "standby"; "" (and a
+	// nil State) leaves the attribute out, for a service that knows no
+	// leadership. It is called at every /jmx request and must be safe for
+	// concurrent use.
+	State func() string
+
 	// Logger receives the access log and the service's events; nil means
 	// slog.Default().
 	Logger *slog.Logger
@@ -112,6 +139,7 @@ func DefaultConfig() Config {
 		HeartbeatInterval:        DefaultHeartbeatInterval,
 		OutliersReportInterval:   DefaultOutliersReportInterval,
 		HeartbeatRecheckInterval: DefaultHeartbeatRecheckInterval,
+		StaleInterval:            DefaultStaleInterval,
 		MaxNodesToReport:         DefaultMaxNodesToReport,
 		MaxSlowPeerCollectNodes:  DefaultMaxSlowPeerCollectNodes,
 		ShutdownTimeout:          DefaultShutdownTimeout,
@@ -166,6 +194,7 @@ func (c Config) Validate() error {
 		{HeartbeatIntervalKey, c.HeartbeatInterval},
 		{OutliersReportIntervalKey, c.OutliersReportInterval},
 		{HeartbeatRecheckIntervalKey, c.HeartbeatRecheckInterval},
+		{StaleIntervalKey, c.StaleInterval},
 	}
 	for _, f := range durations {
 		if f.d <= 0 {

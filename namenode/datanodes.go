@@ -24,6 +24,9 @@ type DataNode struct {
 	State State
 	// LastHeartbeat is when its newest heartbeat arrived.
 	LastHeartbeat time.Time
+	// HTTPAddress is the node's HTTP port as its heartbeats last
+	// announced it, "" for none.
+	HTTPAddress string
 }
 
 // DataNodes is the DataNode table: every node that ever sent a heartbeat
@@ -41,7 +44,8 @@ type DataNodes struct {
 }
 
 type dataNode struct {
-	last time.Time
+	last     time.Time
+	httpAddr string // as the newest heartbeat announced it
 	// reportedDead is set once Check has returned the node as dead, and
 	// cleared by its next heartbeat.
 	reportedDead bool
@@ -93,6 +97,32 @@ func (t *DataNodes) Counts(now time.Time) (live, dead int) {
 	return live, dead
 }
 
+// SetHTTPAddress records the HTTP address a heartbeat of node announced
+// ("" for none). A node that never sent a heartbeat is left unknown.
+func (t *DataNodes) SetHTTPAddress(node, addr string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if n, ok := t.nodes[node]; ok {
+		n.httpAddr = addr
+	}
+}
+
+// Stale returns how many live nodes are stale at now: silent for at least
+// staleAfter, as DatanodeInfo.isStale decides (now − lastUpdate ≥ the
+// stale interval). Dead nodes are not counted, as HeartbeatManager counts
+// only the nodes it still tracks.
+func (t *DataNodes) Stale(now time.Time, staleAfter time.Duration) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	stale := 0
+	for _, n := range t.nodes {
+		if !t.isDead(now, n.last) && now.Sub(n.last) >= staleAfter {
+			stale++
+		}
+	}
+	return stale
+}
+
 // State returns the state of node at now, and false when the node never
 // sent a heartbeat.
 func (t *DataNodes) State(now time.Time, node string) (State, bool) {
@@ -113,7 +143,7 @@ func (t *DataNodes) List(now time.Time) []DataNode {
 	t.mu.Lock()
 	out := make([]DataNode, 0, len(t.nodes))
 	for id, n := range t.nodes {
-		out = append(out, DataNode{Node: id, State: Live, LastHeartbeat: n.last})
+		out = append(out, DataNode{Node: id, State: Live, LastHeartbeat: n.last, HTTPAddress: n.httpAddr})
 	}
 	t.mu.Unlock()
 	for i := range out {

@@ -26,9 +26,13 @@
 //   - GET /slowpeers?top=N: the top N slow nodes (default
 //     dfs.datanode.max.nodes.to.report) in Hadoop trunk's SlowPeerJsonReport
 //     shape.
-//   - GET /jmx: Hadoop's JMXJsonServlet document with the NameNodeStatus
-//     bean (SlowPeersReport as a JSON string) and FSNamesystemState
-//     (NumLiveDataNodes, NumDeadDataNodes).
+//   - GET /jmx: Hadoop's JMXJsonServlet document with the beans
+//     NameNodeStatus (SlowPeersReport as a JSON string, as Jackson writes
+//     it; State when Config.State knows the leadership), FSNamesystemState
+//     (live, dead and stale DataNodes), NameNodeInfo (SoftwareVersion,
+//     LiveNodes and DeadNodes, with the agents' HTTP ports) and JvmMetrics
+//     (the Go runtime under Hadoop's names); only true values, see
+//     [Server.Beans].
 //   - GET /metrics: Prometheus text, every family prefixed slowpeer_.
 //   - GET /v1/datanodes: the DataNode table.
 //

@@ -71,6 +71,7 @@ func (s *Server) heartbeat(c *gin.Context) {
 	if revived := s.nodes.Heartbeat(now, hb.Node); revived {
 		s.log.Info("datanode is live", slog.String("node", hb.Node))
 	}
+	s.nodes.SetHTTPAddress(hb.Node, hb.HTTPAddress)
 	if hb.HasReport() {
 		s.tracker.Report(now, hb.Node, hb.SlowPeers)
 	}

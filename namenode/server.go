@@ -40,6 +40,10 @@ type Server struct {
 	nodes   *DataNodes
 	metrics *serverMetrics
 	engine  *gin.Engine
+	// hostname is the beans' tag.Hostname; readRuntime reads the Go
+	// runtime for the JvmMetrics bean (tests replace it).
+	hostname    string
+	readRuntime func() runtimeStats
 	// authHash is sha256(AuthToken), compared in constant time against
 	// the hash of the presented token; unused when AuthToken is empty.
 	authHash [32]byte
@@ -68,6 +72,10 @@ func New(cfg Config) (*Server, error) {
 	}
 	if s.now == nil {
 		s.now = time.Now
+	}
+	s.hostname, s.readRuntime = cfg.Hostname, readRuntime
+	if s.hostname == "" {
+		s.hostname, _ = os.Hostname() // none: the beans go without tag.Hostname
 	}
 	if cfg.AuthToken != "" {
 		s.authHash = sha256.Sum256([]byte(cfg.AuthToken))

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"os"
-	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -122,96 +120,4 @@ func attr(t *testing.T, beans []jmx.Bean, bean, name string) any {
 		t.Fatalf("bean %s has no %s", bean, name)
 	}
 	return v
-}
-
-func TestJMX(t *testing.T) {
-	s, clock, _ := newTestServer(t, nil)
-	beans := getBeans(t, s, "?qry="+jmx.NameNodeStatusBean)
-	if len(beans) != 1 {
-		t.Fatalf("qry for one bean gave %d", len(beans))
-	}
-	// Hadoop's SlowPeersReport is a string of JSON, "[]" when empty.
-	if got := attr(t, beans, jmx.NameNodeStatusBean, "SlowPeersReport"); got != "[]" {
-		t.Fatalf("empty SlowPeersReport = %#v, want \"[]\"", got)
-	}
-	if got := attr(t, beans, jmx.NameNodeStatusBean, "State"); got != "active" {
-		t.Fatalf("State = %#v", got)
-	}
-	if got := attr(t, beans, jmx.NameNodeStatusBean, "HostAndPort"); got != s.Config().Listen {
-		t.Fatalf("HostAndPort = %#v, want %s", got, s.Config().Listen)
-	}
-
-	mustHeartbeat(t, s, report("10.0.0.2:9866", "10.0.0.5:9866", "10.0.0.6:9866"))
-	mustHeartbeat(t, s, report("10.0.0.3:9866", "10.0.0.5:9866"))
-	clock.Advance(s.Config().DeadAfter() + time.Second)
-	mustHeartbeat(t, s, report("10.0.0.4:9866", "10.0.0.5:9866"))
-
-	beans = getBeans(t, s, "?qry=Hadoop:service=NameNode,*")
-	if len(beans) != 2 {
-		t.Fatalf("qry=Hadoop:service=NameNode,* gave %d beans", len(beans))
-	}
-	var inJMX []reports.SlowNode
-	if err := json.Unmarshal([]byte(attr(t, beans, jmx.NameNodeStatusBean, "SlowPeersReport").(string)), &inJMX); err != nil {
-		t.Fatal(err)
-	}
-	if want := s.Tracker().Top(clock.Now(), DefaultMaxNodesToReport); !reflect.DeepEqual(inJMX, want) {
-		t.Fatalf("SlowPeersReport = %+v, want %+v", inJMX, want)
-	}
-	for name, want := range map[string]string{"NumLiveDataNodes": "1", "NumDeadDataNodes": "2"} {
-		if got := attr(t, beans, jmx.FSNamesystemStateBean, name); got != json.Number(want) {
-			t.Errorf("%s = %#v, want %s", name, got, want)
-		}
-	}
-	// An unknown bean answers as Hadoop does: an empty list.
-	if beans := getBeans(t, s, "?qry=Hadoop:service=DataNode,name=Nope"); len(beans) != 0 {
-		t.Fatalf("unknown bean gave %d beans", len(beans))
-	}
-}
-
-// TestJMXMatchesHadoop checks the beans against a Hadoop 3 NameNode's
-// /jmx: same modelerType, every attribute Hadoop has that we write has the
-// same JSON type, and NameNodeStatus has all of Hadoop's attributes.
-func TestJMXMatchesHadoop(t *testing.T) {
-	data, err := os.ReadFile("testdata/hadoop-namenode-jmx.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hadoop, err := jmx.Parse(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, _, _ := newTestServer(t, nil)
-	mustHeartbeat(t, s, report("10.0.0.2:9866", "10.0.0.5:9866"))
-	ours := getBeans(t, s, "")
-	kind := func(v any) string { return fmt.Sprintf("%T", v) }
-	for _, name := range []string{jmx.NameNodeStatusBean, jmx.FSNamesystemStateBean} {
-		h, ok := jmx.Find(hadoop, name)
-		if !ok {
-			t.Fatalf("capture lacks %s", name)
-		}
-		o, ok := jmx.Find(ours, name)
-		if !ok {
-			t.Fatalf("we lack %s", name)
-		}
-		if o.ModelerType != h.ModelerType {
-			t.Errorf("%s: modelerType %q, Hadoop %q", name, o.ModelerType, h.ModelerType)
-		}
-		for _, a := range o.Attrs {
-			hv, ok := h.Attr(a.Name)
-			if !ok {
-				t.Errorf("%s: %s is not in Hadoop's bean", name, a.Name)
-				continue
-			}
-			if hv != nil && kind(hv) != kind(a.Value) {
-				t.Errorf("%s: %s is %s, Hadoop's is %s", name, a.Name, kind(a.Value), kind(hv))
-			}
-		}
-		if name == jmx.NameNodeStatusBean {
-			for _, a := range h.Attrs {
-				if _, ok := o.Attr(a.Name); !ok {
-					t.Errorf("%s: we lack Hadoop's %s", name, a.Name)
-				}
-			}
-		}
-	}
 }

@@ -29,6 +29,12 @@ type Heartbeat struct {
 	Node string `json:"node"`
 	// SlowPeers is the sender's slow-peer report, or nil when it sends none.
 	SlowPeers []SlowPeer `json:"slowPeers,omitzero"`
+	// HTTPAddress is the "host:port" of the sender's own HTTP port (its
+	// /jmx, /metrics), or "" when it serves none. The service lists it as
+	// the node's infoAddr in NameNodeInfo's LiveNodes, as a Hadoop
+	// NameNode lists a DataNode's info port, so tools that find DataNodes
+	// through the NameNode find the agents.
+	HTTPAddress string `json:"httpAddress,omitempty"`
 }
 
 // HasReport reports whether the heartbeat carries a slow-peer report.
@@ -58,11 +64,16 @@ type HeartbeatReply struct {
 }
 
 // Validate checks what JSON decoding cannot: a well-formed node id for the
-// sender and every peer, finite non-negative latencies, at most MaxSlowPeers
+// sender and every peer, a well-formed httpAddress when there is one, finite non-negative latencies, at most MaxSlowPeers
 // peers, and no peer named twice. It returns the first problem found.
 func (h Heartbeat) Validate() error {
 	if err := ValidateNode(h.Node); err != nil {
 		return fmt.Errorf("node: %w", err)
+	}
+	if h.HTTPAddress != "" {
+		if err := ValidateNode(h.HTTPAddress); err != nil {
+			return fmt.Errorf("httpAddress: %w", err)
+		}
 	}
 	if len(h.SlowPeers) > MaxSlowPeers {
 		return fmt.Errorf("slowPeers: %d entries, at most %d allowed", len(h.SlowPeers), MaxSlowPeers)

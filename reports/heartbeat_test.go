@@ -102,6 +102,8 @@ func FuzzHeartbeat(f *testing.F) {
 	f.Add(`{"node":"10.0.0.2:9866","slowPeers":[{"node":"10.0.0.5:9866","latencyMs":35.2,"medianMs":2.1,"madMs":0.74,"upperLimitMs":6.3}]}`)
 	f.Add(`{"node":"a:1","slowPeers":[]}`)
 	f.Add(`{"node":"[::1]:0"}`)
+	f.Add(`{"node":"10.0.0.2:9866","httpAddress":"10.0.0.2:9864"}`)
+	f.Add(`{"node":"a:1","httpAddress":"a"}`)
 	f.Fuzz(func(t *testing.T, body string) {
 		var hb Heartbeat
 		if json.Unmarshal([]byte(body), &hb) != nil {
@@ -119,7 +121,7 @@ func FuzzHeartbeat(f *testing.F) {
 		if err := json.Unmarshal(b, &back); err != nil || back.Validate() != nil {
 			t.Fatalf("round trip of %s: %v", b, err)
 		}
-		if back.Node != hb.Node || back.HasReport() != hb.HasReport() || len(back.SlowPeers) != len(hb.SlowPeers) {
+		if back.Node != hb.Node || back.HTTPAddress != hb.HTTPAddress || back.HasReport() != hb.HasReport() || len(back.SlowPeers) != len(hb.SlowPeers) {
 			t.Fatalf("round trip changed %+v into %+v", hb, back)
 		}
 		for i := range hb.SlowPeers {

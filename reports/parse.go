@@ -41,7 +41,8 @@ func malformed(format string, args ...any) error {
 // object with exactly the fields of Heartbeat (names matched exactly, none
 // twice, none unknown), strings of valid UTF-8, numbers that fit a
 // float64, nothing after the object, and then Heartbeat.Validate.
-// "slowPeers": null is the same as no slowPeers field. Every peer must
+// "slowPeers": null is the same as no slowPeers field; "httpAddress", when
+// present, is a string. Every peer must
 // carry all five of its fields. Its errors are *RejectError values.
 //
 // It accepts a subset of what encoding/json with DisallowUnknownFields
@@ -56,7 +57,7 @@ func ParseHeartbeat(data []byte) (Heartbeat, error) {
 	if sc.pos == len(sc.data) {
 		return hb, malformed("empty body")
 	}
-	var seenNode, seenPeers bool
+	var seenNode, seenPeers, seenHTTP bool
 	err := sc.object(fieldPath{peer: -1}, func(key []byte) error {
 		switch string(key) {
 		case "node":
@@ -74,6 +75,14 @@ func ParseHeartbeat(data []byte) (Heartbeat, error) {
 			seenPeers = true
 			peers, err := sc.peers()
 			hb.SlowPeers = peers
+			return err
+		case "httpAddress":
+			if seenHTTP {
+				return malformed("field httpAddress given twice")
+			}
+			seenHTTP = true
+			s, err := sc.stringValue(fieldPath{-1, "httpAddress"})
+			hb.HTTPAddress = s
 			return err
 		default:
 			return &RejectError{ReasonUnknownField, fmt.Sprintf("unknown field %q", key)}

@@ -39,6 +39,11 @@ func TestParseHeartbeatAccepts(t *testing.T) {
 	f(`{"node":"h\u0031:1"}`, Heartbeat{Node: "h1:1"})
 	f(`{"node":"[::1]:9866","slowPeers":[{"upperLimitMs":0,"madMs":-0,"medianMs":1E2,"latencyMs":1.5e+3,"node":"\u00e9t\u00e9:2"}]}`,
 		Heartbeat{Node: "[::1]:9866", SlowPeers: []SlowPeer{{Node: "été:2", LatencyMs: 1500, MedianMs: 100}}})
+	// The agent's HTTP port, when it serves one; "" is the same as absent.
+	f(`{"node":"10.0.0.2:9866","httpAddress":"10.0.0.2:9864","slowPeers":[]}`,
+		Heartbeat{Node: "10.0.0.2:9866", HTTPAddress: "10.0.0.2:9864", SlowPeers: []SlowPeer{}})
+	f(`{"httpAddress":"[::1]:9864","node":"[::1]:9866"}`, Heartbeat{Node: "[::1]:9866", HTTPAddress: "[::1]:9864"})
+	f(`{"node":"h:1","httpAddress":""}`, Heartbeat{Node: "h:1"})
 	// Numbers that round to zero fit a float64 (ParseFloat, as encoding/json).
 	f(`{"node":"h:1","slowPeers":[{"node":"p:1","latencyMs":1e-400,"medianMs":0,"madMs":0,"upperLimitMs":0}]}`,
 		Heartbeat{Node: "h:1", SlowPeers: []SlowPeer{{Node: "p:1"}}})
@@ -101,6 +106,14 @@ func TestParseHeartbeatRejects(t *testing.T) {
 	f(`{"node":"h:65536"}`, ReasonInvalid, "bad port")
 	f(peer(`{"node":"p","latencyMs":1,"medianMs":1,"madMs":1,"upperLimitMs":1}`), ReasonInvalid, "slowPeers[0]: node")
 	f(peer(`{`+full+`},{`+full+`}`), ReasonInvalid, "named twice")
+
+	// httpAddress: a string holding host:port, once.
+	f(`{"node":"h:1","httpAddress":"h"}`, ReasonInvalid, "httpAddress: node id \"h\" is not host:port")
+	f(`{"node":"h:1","httpAddress":"h:0"}`, ReasonInvalid, "httpAddress: ")
+	f(`{"node":"h:1","httpAddress":null}`, ReasonMalformed, "httpAddress: want a string")
+	f(`{"node":"h:1","httpAddress":9864}`, ReasonMalformed, "httpAddress: want a string")
+	f(`{"node":"h:1","httpAddress":"h:2","httpAddress":"h:3"}`, ReasonMalformed, "field httpAddress given twice")
+	f(`{"node":"h:1","HTTPAddress":"h:2"}`, ReasonUnknownField, `unknown field "HTTPAddress"`)
 
 	// Latencies: JSON has no NaN or infinities, so they come as strings
 	// or as numbers too large for a float64; negatives are refused.

@@ -133,6 +133,7 @@ func newDemo(f demoFlags, stderr io.Writer) (d *demo, err error) {
 	d.base = "http://" + d.ln.Addr().String()
 	ncfg := namenode.DefaultLocalConfig()
 	ncfg.Listen = d.ln.Addr().String()
+	ncfg.SoftwareVersion = softwareVersion()
 	// The service is open on loopback; its access log and the open-service
 	// warning would drown the progress lines.
 	ncfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError}))

@@ -66,6 +66,8 @@ var namenodeKeys = keys[namenode.Config]{
 		field: func(c *namenode.Config) any { return &c.MaxSlowPeerCollectNodes }},
 	{name: namenode.HeartbeatRecheckIntervalKey, unit: millis,
 		field: func(c *namenode.Config) any { return &c.HeartbeatRecheckInterval }},
+	{name: namenode.StaleIntervalKey, unit: millis,
+		field: func(c *namenode.Config) any { return &c.StaleInterval }},
 }
 
 var hiveserverKeys = keys[hiveserver.Config]{

@@ -133,6 +133,7 @@ func (f *namenodeFlags) config() (namenode.Config, hadoopConf, error) {
 		return cfg, nil, fmt.Errorf("-listen %q is not host:port", f.listen)
 	}
 	cfg.Listen = f.listen
+	cfg.SoftwareVersion = softwareVersion()
 	if err := f.hs2.check(); err != nil {
 		return cfg, nil, err
 	}

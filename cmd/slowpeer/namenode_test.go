@@ -94,7 +94,12 @@ func TestNamenodeConfig(t *testing.T) {
 		d := namenode.DefaultConfig()
 		return c.Listen == "127.0.0.1:9871" && c.HeartbeatInterval == d.HeartbeatInterval &&
 			c.OutliersReportInterval == d.OutliersReportInterval && c.HeartbeatRecheckInterval == d.HeartbeatRecheckInterval &&
-			c.MaxNodesToReport == 5 && c.MaxSlowPeerCollectNodes == 5 && c.AuthToken == ""
+			c.MaxNodesToReport == 5 && c.MaxSlowPeerCollectNodes == 5 && c.AuthToken == "" &&
+			c.StaleInterval == 30*time.Second && c.SoftwareVersion == softwareVersion() && c.SoftwareVersion != ""
+	})
+	// The stale interval, a bare number in milliseconds as Hadoop reads it.
+	f([]string{"-listen", "127.0.0.1:9871", "-D", "dfs.namenode.stale.datanode.interval=45000"}, func(c namenode.Config) bool {
+		return c.StaleInterval == 45*time.Second
 	})
 	// hdfs-site.xml; a bare dfs.heartbeat.interval is seconds, a bare
 	// report interval milliseconds.

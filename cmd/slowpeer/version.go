@@ -28,14 +28,29 @@ func runVersion(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	return err
 }
 
+// buildVersion returns the module version of a build, devVersion when it
+// carries none; info may be nil. It is the VERSION of versionLine and the
+// service's JMX SoftwareVersion.
+func buildVersion(info *debug.BuildInfo) string {
+	if info != nil {
+		if v := info.Main.Version; v != "" && v != "(devel)" {
+			return v
+		}
+	}
+	return devVersion
+}
+
+// softwareVersion is buildVersion of the running binary.
+func softwareVersion() string {
+	info, _ := debug.ReadBuildInfo()
+	return buildVersion(info)
+}
+
 // versionLine formats the version of a build from its build information,
 // which may be nil (a binary built without module support).
 func versionLine(info *debug.BuildInfo) string {
-	version, revision, modified := devVersion, "unknown", false
+	version, revision, modified := buildVersion(info), "unknown", false
 	if info != nil {
-		if v := info.Main.Version; v != "" && v != "(devel)" {
-			version = v
-		}
 		for _, s := range info.Settings {
 			switch s.Key {
 			case "vcs.revision":

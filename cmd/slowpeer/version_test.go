@@ -42,6 +42,14 @@ func TestVersionLine(t *testing.T) {
 		Main:     debug.Module{Version: "v0.0.0-20261201072500-8a9a175e0b1c+dirty"},
 		Settings: settings("vcs.revision", "8a9a175e0b1c2d3e", "vcs.modified", "true"),
 	}, "slowpeer v0.0.0-20261201072500-8a9a175e0b1c+dirty (revision 8a9a175e0b1c, modified)")
+
+	// The service's JMX SoftwareVersion is the VERSION of that line.
+	if v := buildVersion(&debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}}); v != "v1.2.3" {
+		t.Fatalf("buildVersion = %q", v)
+	}
+	if v := buildVersion(nil); v != devVersion {
+		t.Fatalf("buildVersion(nil) = %q", v)
+	}
 }
 
 func TestVersionCommand(t *testing.T) {
