@@ -1,0 +1,119 @@
+package dashboard
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/slowpeer/slowpeer/reports"
+)
+
+// streamRecorder is a ResponseWriter whose body the test reads while the
+// handler writes.
+type streamRecorder struct {
+	header http.Header
+	mu     sync.Mutex
+	body   bytes.Buffer
+}
+
+func (r *streamRecorder) Header() http.Header { return r.header }
+func (r *streamRecorder) WriteHeader(int)     {}
+func (r *streamRecorder) Flush()              {}
+func (r *streamRecorder) Write(b []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.body.Write(b)
+}
+
+// events returns the data of every complete event so far.
+func (r *streamRecorder) events() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for block := range strings.SplitSeq(r.body.String(), "\n\n") {
+		if !strings.HasPrefix(block, "event: sections\n") {
+			continue
+		}
+		var data []string
+		for line := range strings.SplitSeq(block, "\n") {
+			if d, ok := strings.CutPrefix(line, "data: "); ok {
+				data = append(data, d)
+			}
+		}
+		out = append(out, strings.Join(data, "\n"))
+	}
+	return out
+}
+
+// An open page gets the sections at once, then each snapshot Run takes,
+// with what changed in between; its stream ends when Run stops.
+func TestDashboardEvents(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var reporters atomic.Int32
+		reporters.Store(1)
+		src := SourceFunc(func(time.Time) View {
+			s := SlowNode{Node: "10.0.0.5:9866"}
+			for i := range reporters.Load() {
+				s.Reporters = append(s.Reporters, reports.Reporter{Node: "10.0.0." + string(rune('a'+i)) + ":1", LatencyMs: 30, MedianMs: 2})
+			}
+			return View{SlowNodes: []SlowNode{s}}
+		})
+		d := New(src, Config{Interval: 2 * time.Second})
+		ctx, stop := context.WithCancel(context.Background())
+		defer stop() // a failure ends the stream too
+		ran := make(chan error, 1)
+		go func() { ran <- d.Run(ctx) }()
+		synctest.Wait() // Run took its first snapshot
+
+		rec := &streamRecorder{header: http.Header{}}
+		served := make(chan struct{})
+		go func() {
+			d.ServeHTTP(rec, httptest.NewRequest("GET", EventsPath, nil))
+			close(served)
+		}()
+		synctest.Wait()
+		if got := rec.header.Get("Content-Type"); got != "text/event-stream" {
+			t.Fatalf("Content-Type %q", got)
+		}
+		if ev := rec.events(); len(ev) != 1 || !strings.Contains(ev[0], "<td>1: 10.0.0.a:1</td>") {
+			t.Fatalf("first events %q", ev)
+		}
+		if !strings.HasPrefix(rec.body.String(), "retry: 2000\n\n") {
+			t.Fatalf("stream starts %q", rec.body.String()[:40])
+		}
+		reporters.Store(2)
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		ev := rec.events()
+		if len(ev) != 2 || !strings.Contains(ev[1], "<td>2: 10.0.0.a:1, 10.0.0.b:1</td>") {
+			t.Fatalf("after a tick: %q", ev)
+		}
+		if !strings.Contains(ev[1], `<section id="slow" data-live`) || strings.Contains(ev[1], "<html") {
+			t.Fatalf("an event carries the sections only: %q", ev[1])
+		}
+		stop()
+		<-served
+		if err := <-ran; err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func TestDashboardEventFraming(t *testing.T) {
+	f := func(in, want string) {
+		t.Helper()
+		if got := string(event([]byte(in))); got != want {
+			t.Fatalf("event(%q) = %q, want %q", in, got, want)
+		}
+	}
+	f("<p>", "event: sections\ndata: <p>\n\n")
+	f("a\nb\r\nc\n", "event: sections\ndata: a\ndata: b\ndata: c\n\n")
+	f("a\rb\n\nc", "event: sections\ndata: a b\ndata: \ndata: c\n\n")
+}
