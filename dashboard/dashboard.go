@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -52,7 +53,8 @@ type Dashboard struct {
 	latest []byte        // the sections of the newest snapshot Run took
 	next   chan struct{} // closed when Run replaces latest
 
-	stopped chan struct{} // closed when Run returns: event streams end
+	stopped  chan struct{} // closed when Run returns: event streams end
+	watchers atomic.Int64  // open event streams
 }
 
 // New returns a Dashboard of src. A nil src is a programmer error.
@@ -91,11 +93,15 @@ func (d *Dashboard) Run(ctx context.Context) error {
 	}
 }
 
-// Step takes a snapshot at now and sends it to the open pages. Run calls
-// it every Config.Interval.
+// Step takes a snapshot at now and sends it to the open pages (it renders
+// nothing while none is open). Run calls it every Config.Interval.
 func (d *Dashboard) Step(now time.Time) {
+	p := d.page(now) // also when nobody watches: it keeps since
+	if d.watchers.Load() == 0 {
+		return
+	}
 	var b bytes.Buffer
-	if err := writeSections(&b, d.page(now)); err != nil {
+	if err := writeSections(&b, p); err != nil {
 		d.log.Error("render dashboard", slog.Any("err", err))
 		return
 	}

@@ -29,6 +29,8 @@ func (d *Dashboard) serveEvents(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
 	}
+	d.watchers.Add(1)
+	defer d.watchers.Add(-1)
 	rc := http.NewResponseController(w)
 	d.mu.Lock()
 	next := d.next

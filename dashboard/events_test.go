@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"net/http"
@@ -116,4 +117,41 @@ func TestDashboardEventFraming(t *testing.T) {
 	f("<p>", "event: sections\ndata: <p>\n\n")
 	f("a\nb\r\nc\n", "event: sections\ndata: a\ndata: b\ndata: c\n\n")
 	f("a\rb\n\nc", "event: sections\ndata: a b\ndata: \ndata: c\n\n")
+}
+
+// A stream outlives the server's write timeout: each event sets a write
+// deadline of its own.
+func TestDashboardEventsOutliveWriteTimeout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("streams for a second and a half")
+	}
+	d := New(SourceFunc(func(time.Time) View { return View{} }), Config{Interval: 50 * time.Millisecond})
+	srv := httptest.NewUnstartedServer(d)
+	srv.Config.WriteTimeout = 300 * time.Millisecond
+	srv.Start()
+	defer srv.Close()
+	ctx, stop := context.WithCancel(context.Background())
+	ran := make(chan error, 1)
+	go func() { ran <- d.Run(ctx) }()
+	defer func() {
+		stop()
+		<-ran
+	}()
+
+	resp, err := http.Get(srv.URL + EventsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	start := time.Now()
+	lines := bufio.NewScanner(resp.Body)
+	events := 0
+	for time.Since(start) < 5*srv.Config.WriteTimeout && lines.Scan() {
+		if lines.Text() == "event: sections" {
+			events++
+		}
+	}
+	if took := time.Since(start); took < 5*srv.Config.WriteTimeout {
+		t.Fatalf("the stream ended after %v and %d events (%v), within 5 × the write timeout", took, events, lines.Err())
+	}
 }
