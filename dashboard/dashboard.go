@@ -3,6 +3,7 @@ package dashboard
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -136,11 +137,11 @@ func (d *Dashboard) page(now time.Time) page {
 
 // ServeHTTP answers GET and HEAD of Path (the page), EventsPath, and the
 // page's script and style sheet; 404 for other paths under Path, 405 for
-// other methods.
+// other methods, each with {"error": "..."} as the service's other errors.
 func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		fail(w, http.StatusMethodNotAllowed, "method not allowed")
 		return
 	}
 	h := w.Header()
@@ -155,7 +156,7 @@ func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.Set("Cache-Control", "no-cache")
 		http.ServeFileFS(w, r, assets, "assets/"+name)
 	default:
-		http.NotFound(w, r)
+		fail(w, http.StatusNotFound, "no such path")
 	}
 }
 
@@ -164,7 +165,7 @@ func (d *Dashboard) servePage(w http.ResponseWriter, r *http.Request) {
 	var b bytes.Buffer
 	if err := writePage(&b, d.page(d.now())); err != nil {
 		d.log.Error("render dashboard", slog.Any("err", err))
-		http.Error(w, "internal error", http.StatusInternalServerError)
+		fail(w, http.StatusInternalServerError, "internal error")
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -174,4 +175,14 @@ func (d *Dashboard) servePage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Write(b.Bytes())
+}
+
+// fail answers status with the service's error body, {"error": msg}; msg
+// is a constant that needs no escaping.
+func fail(w http.ResponseWriter, status int, msg string) {
+	h := w.Header()
+	h.Del("Content-Length")
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	fmt.Fprintf(w, "{\"error\":%q}\n", msg)
 }

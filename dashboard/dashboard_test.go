@@ -184,9 +184,11 @@ func TestDashboardMethodsAndPaths(t *testing.T) {
 	f("HEAD", "/ui/app.js", 200, "text/javascript")
 	f("GET", "/ui/style.css", 200, "text/css")
 	f("HEAD", "/ui/events", 200, "text/event-stream")
-	f("GET", "/ui/page.html", 404, "text/plain")
-	f("GET", "/ui/assets/app.js", 404, "text/plain")
-	if rec := f("POST", "/ui/", 405, "text/plain"); rec.Header().Get("Allow") != "GET, HEAD" {
+	if rec := f("GET", "/ui/page.html", 404, "application/json"); rec.Body.String() != `{"error":"no such path"}`+"\n" {
+		t.Fatalf("404 body %q", rec.Body)
+	}
+	f("GET", "/ui/assets/app.js", 404, "application/json")
+	if rec := f("POST", "/ui/", 405, "application/json"); rec.Header().Get("Allow") != "GET, HEAD" {
 		t.Fatalf("405 without Allow: %v", rec.Header())
 	}
 	if csp := page.Header().Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'self'") {

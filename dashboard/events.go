@@ -26,7 +26,7 @@ func (d *Dashboard) serveEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	var b bytes.Buffer
 	if err := writeSections(&b, d.page(d.now())); err != nil {
-		http.Error(w, "internal error", http.StatusInternalServerError)
+		fail(w, http.StatusInternalServerError, "internal error")
 		return
 	}
 	d.watchers.Add(1)
@@ -76,9 +76,12 @@ func event(sections []byte) []byte {
 	b.Grow(len(sections) + 256)
 	b.WriteString("event: sections\n")
 	for line := range bytes.Lines(sections) {
-		// A carriage return would end the line too: HTML takes it as a
-		// blank.
-		line = bytes.ReplaceAll(bytes.TrimRight(line, "\r\n"), []byte{'\r'}, []byte{' '})
+		if l, ok := bytes.CutSuffix(line, []byte{'\n'}); ok {
+			line, _ = bytes.CutSuffix(l, []byte{'\r'})
+		}
+		// Another carriage return would end the line too: HTML takes it
+		// as a blank.
+		line = bytes.ReplaceAll(line, []byte{'\r'}, []byte{' '})
 		b.WriteString("data: ")
 		b.Write(line)
 		b.WriteByte('\n')

@@ -155,3 +155,34 @@ func TestDashboardEventsOutliveWriteTimeout(t *testing.T) {
 		t.Fatalf("the stream ended after %v and %d events (%v), within 5 × the write timeout", took, events, lines.Err())
 	}
 }
+
+// Whatever the sections hold, an event is one event whose data, read back
+// as a browser reads it, is the sections with their line ends made line
+// feeds and other carriage returns blanks: a node id cannot end the event
+// or start a field of its own.
+func FuzzDashboardEvent(f *testing.F) {
+	f.Add([]byte("<p>a</p>\n<p>b</p>\n"))
+	f.Add([]byte("x\n\nevent: other\ndata: y\r\n\rid: 3"))
+	f.Fuzz(func(t *testing.T, sections []byte) {
+		ev := string(event(sections))
+		if !strings.HasPrefix(ev, "event: sections\n") || !strings.HasSuffix(ev, "\n\n") {
+			t.Fatalf("event %q", ev)
+		}
+		body := strings.TrimSuffix(strings.TrimPrefix(ev, "event: sections\n"), "\n")
+		if strings.Contains(body, "\r") || strings.Contains(body, "\n\n") && body != "\n" {
+			t.Fatalf("event %q ends early or holds a carriage return", ev)
+		}
+		var data []string
+		for line := range strings.Lines(body) {
+			d, ok := strings.CutPrefix(line, "data: ")
+			if !ok {
+				t.Fatalf("line %q of %q is not data", line, ev)
+			}
+			data = append(data, strings.TrimSuffix(d, "\n"))
+		}
+		want := strings.TrimSuffix(strings.ReplaceAll(strings.ReplaceAll(string(sections), "\r\n", "\n"), "\r", " "), "\n")
+		if got := strings.Join(data, "\n"); got != want {
+			t.Fatalf("read back %q, want %q", got, want)
+		}
+	})
+}
