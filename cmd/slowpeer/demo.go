@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/slowpeer/slowpeer/dashboard"
 	"github.com/slowpeer/slowpeer/datanode"
 	"github.com/slowpeer/slowpeer/namenode"
 )
@@ -91,6 +92,7 @@ func (f demoFlags) validate() error {
 type demo struct {
 	flags    demoFlags
 	srv      *namenode.Server
+	dash     *dashboard.Dashboard
 	ln       net.Listener
 	base     string // the service's base URL
 	agents   []*datanode.Agent
@@ -141,6 +143,7 @@ func newDemo(f demoFlags, stderr io.Writer) (d *demo, err error) {
 	if d.srv, err = namenode.New(ncfg); err != nil {
 		return nil, fmt.Errorf("demo: %w", err)
 	}
+	d.dash = mountDashboard(d.srv, &dashboardSource{srv: d.srv}, time.Now)
 
 	data := make([]net.Listener, f.dataNodes)
 	ids := make([]string, f.dataNodes)
@@ -181,6 +184,7 @@ func (d *demo) run(ctx context.Context, stdout io.Writer) error {
 	// watching member ends them by returning.
 	g := newGroup(d.log)
 	g.Go("demo: service", func(ctx context.Context) error { return d.srv.Serve(ctx, d.ln) })
+	g.Go("demo: dashboard", d.dash.Run)
 	for _, a := range d.agents {
 		g.Go("demo: agent "+a.ID(), a.Run)
 	}

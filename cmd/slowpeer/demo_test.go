@@ -145,7 +145,7 @@ func TestDemoFindsSlowNode(t *testing.T) {
 		"Injected slow node: " + slow + " (agent 2, +50ms",
 		"Found: yes, reported by ",
 		"Other nodes reported slow: none\n",
-		"/slowpeers\n", "/jmx\n", "/metrics\n", "/v1/datanodes\n",
+		"/ui/\n", "/slowpeers\n", "/jmx\n", "/metrics\n", "/v1/datanodes\n",
 		"Stopped after ",
 	} {
 		if !strings.Contains(out, want) {

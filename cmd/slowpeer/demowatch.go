@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/slowpeer/slowpeer/dashboard"
 	"github.com/slowpeer/slowpeer/datanode"
 	"github.com/slowpeer/slowpeer/namenode"
 	"github.com/slowpeer/slowpeer/reports"
@@ -144,8 +145,8 @@ func (d *demo) report(ctx context.Context, w io.Writer) error {
 		}
 		fmt.Fprintf(w, "Other nodes reported slow: %s\n", other)
 	}
-	fmt.Fprintf(w, "\nLook at:\n  %s%s\n  %s%s\n  %s%s\n  %s%s\n  slowpeer report -namenode %s\n",
-		d.base, namenode.SlowPeersPath, d.base, namenode.JMXPath, d.base, namenode.MetricsPath,
+	fmt.Fprintf(w, "\nLook at:\n  %s%s\n  %s%s\n  %s%s\n  %s%s\n  %s%s\n  slowpeer report -namenode %s\n",
+		d.base, dashboard.Path, d.base, namenode.SlowPeersPath, d.base, namenode.JMXPath, d.base, namenode.MetricsPath,
 		d.base, namenode.DataNodesPath, d.base)
 	return nil
 }

@@ -80,8 +80,8 @@ func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 }
 
 // namenodeComponents adds to g what serves beside srv: the HiveServer
-// picker (and its store) mounted on srv, and the watcher and publisher of
-// the ZooKeeper flags.
+// picker (and its store) and the dashboard mounted on srv, and the watcher
+// and publisher of the ZooKeeper flags.
 func namenodeComponents(ctx context.Context, g *group, f *namenodeFlags, conf hadoopConf, srv *namenode.Server, log *slog.Logger) (*hiveserver.Picker, error) {
 	var pub *discovery.Publisher // set before anything runs
 	w, err := f.hs2.watcher(log, func() {
@@ -103,6 +103,8 @@ func namenodeComponents(ctx context.Context, g *group, f *namenodeFlags, conf ha
 	}
 	g.Cleanup("hive event store", store.Close)
 	mountPicker(srv, picker, time.Now)
+	dash := mountDashboard(srv, &dashboardSource{srv: srv, picker: picker}, time.Now)
+	g.Go("dashboard", dash.Run)
 	eligible := func() []string {
 		now := time.Now()
 		return picker.Ranked(now, srv.SlowHosts(now))

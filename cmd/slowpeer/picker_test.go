@@ -43,6 +43,13 @@ func (c *testClock) Advance(d time.Duration) {
 // memory store mounted, knowing servers; both read the same fake clock.
 func newPickerServer(t *testing.T, servers ...string) (*namenode.Server, *testClock) {
 	t.Helper()
+	s, _, clock := newPicker(t, servers...)
+	return s, clock
+}
+
+// newPicker is newPickerServer that returns the picker too.
+func newPicker(t *testing.T, servers ...string) (*namenode.Server, *hiveserver.Picker, *testClock) {
+	t.Helper()
 	clock := &testClock{now: time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)}
 	ncfg := namenode.DefaultConfig()
 	ncfg.Now = clock.Now
@@ -69,7 +76,7 @@ func newPickerServer(t *testing.T, servers ...string) (*namenode.Server, *testCl
 		}
 	})
 	mountPicker(s, p, clock.Now)
-	return s, clock
+	return s, p, clock
 }
 
 // serveOne sends one request through s's handler.

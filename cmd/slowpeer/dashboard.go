@@ -1,0 +1,93 @@
+package main
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/slowpeer/slowpeer/dashboard"
+	"github.com/slowpeer/slowpeer/hiveserver"
+	"github.com/slowpeer/slowpeer/namenode"
+)
+
+// dashboardMaxSlowNodes bounds the slow nodes the dashboard lists.
+const dashboardMaxSlowNodes = 100
+
+// dashboardStaleAfter is when a live DataNode shows as stale: Hadoop's
+// dfs.namenode.stale.datanode.interval default (30 s), and at least
+// three heartbeat intervals, Hadoop's
+// dfs.namenode.stale.datanode.minimum.interval.
+func dashboardStaleAfter(heartbeat time.Duration) time.Duration {
+	return max(30*time.Second, 3*heartbeat)
+}
+
+// dashboardSource is the dashboard's Source in the service: the slow
+// nodes and DataNodes of srv, the HiveServers of picker (nil: none), and
+// the parts that other components give once they are there, each nil
+// until then (the page says "not available").
+type dashboardSource struct {
+	srv    *namenode.Server
+	picker *hiveserver.Picker
+
+	diagnosis func(now time.Time) *dashboard.Diagnosis
+	matrix    func(now time.Time) *dashboard.Matrix
+	cluster   func(now time.Time) *dashboard.Cluster
+}
+
+// Snapshot reads srv, picker and the optional parts at now.
+func (s *dashboardSource) Snapshot(now time.Time) dashboard.View {
+	var v dashboard.View
+	for _, n := range s.srv.Tracker().Top(now, dashboardMaxSlowNodes) {
+		v.SlowNodes = append(v.SlowNodes, dashboard.SlowNode{Node: n.Node, Reporters: n.Reporters})
+	}
+	staleAfter := dashboardStaleAfter(s.srv.Config().HeartbeatInterval)
+	for _, d := range s.srv.DataNodes().List(now) {
+		state := dashboard.Live
+		switch {
+		case d.State == namenode.Dead:
+			state = dashboard.Dead
+		case now.Sub(d.LastHeartbeat) > staleAfter:
+			state = dashboard.Stale
+		}
+		v.DataNodes = append(v.DataNodes, dashboard.DataNode{Node: d.Node, State: state, LastHeartbeat: d.LastHeartbeat})
+	}
+	if s.picker != nil {
+		slow := s.srv.SlowHosts(now)
+		hs := &dashboard.HiveServers{}
+		for _, st := range s.picker.Servers(now, slow) {
+			hs.Servers = append(hs.Servers, dashboard.HiveServer{Server: st.Server, Running: st.Running,
+				LoadSeconds: st.LoadSeconds, SlowHost: st.SlowHost})
+		}
+		// The pick as Ranked orders it: Pick itself breaks ties at
+		// random, and counts the picks it answers.
+		if ranked := s.picker.Ranked(now, slow); len(ranked) > 0 {
+			hs.Pick = ranked[0]
+		}
+		v.HiveServers = hs
+	}
+	if s.diagnosis != nil {
+		v.Diagnosis = s.diagnosis(now)
+	}
+	if s.matrix != nil {
+		v.Matrix = s.matrix(now)
+	}
+	if s.cluster != nil {
+		v.Cluster = s.cluster(now)
+	}
+	return v
+}
+
+// mountDashboard serves the dashboard of src on srv: GET and HEAD of
+// dashboard.Path and below (the page, its events, script and style), with
+// the auth of every read, and / redirecting to the page. now is the clock
+// (time.Now outside tests). Run the Dashboard it returns beside srv: it
+// sends the live updates and ends the event streams when it stops. Call
+// it before srv serves.
+func mountDashboard(srv *namenode.Server, src *dashboardSource, now func() time.Time) *dashboard.Dashboard {
+	d := dashboard.New(src, dashboard.Config{Now: now, Logger: srv.Config().Logger})
+	toPage := http.RedirectHandler(dashboard.Path, http.StatusFound)
+	for _, m := range []string{http.MethodGet, http.MethodHead} {
+		srv.Handle(m, dashboard.Path+"*rest", d)
+		srv.Handle(m, "/", toPage)
+	}
+	return d
+}

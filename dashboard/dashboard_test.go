@@ -1,0 +1,211 @@
+package dashboard
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/slowpeer/slowpeer/reports"
+)
+
+var t0 = time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)
+
+// slowView is a View with one slow node and nothing optional.
+func slowView() View {
+	return View{
+		SlowNodes: []SlowNode{{Node: "10.0.0.5:9866", Reporters: []reports.Reporter{
+			{Node: "10.0.0.2:9866", LatencyMs: 35.2, MedianMs: 2.1},
+			{Node: "10.0.0.3:9866", LatencyMs: 41, MedianMs: 1.9},
+		}}},
+		DataNodes: []DataNode{
+			{Node: "10.0.0.2:9866", State: Live, LastHeartbeat: t0.Add(-time.Second)},
+			{Node: "10.0.0.3:9866", State: Stale, LastHeartbeat: t0.Add(-40 * time.Second)},
+			{Node: "10.0.0.9:9866", State: Dead, LastHeartbeat: t0.Add(-time.Hour)},
+		},
+	}
+}
+
+func get(t *testing.T, h http.Handler, method, path string) *httptest.ResponseRecorder {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(method, path, nil))
+	return rec
+}
+
+func contains(t *testing.T, body string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(body, w) {
+			t.Fatalf("page lacks %q:\n%s", w, body)
+		}
+	}
+}
+
+// checkAccessible checks what a screen reader needs of the tables: each
+// has a caption, each header cell a scope.
+func checkAccessible(t *testing.T, body string) {
+	t.Helper()
+	tables := strings.Count(body, "<table")
+	if captions := len(regexp.MustCompile(`<table[^>]*>\s*<caption>`).FindAllString(body, -1)); captions != tables {
+		t.Fatalf("%d tables, %d open with a caption:\n%s", tables, captions, body)
+	}
+	if n := len(regexp.MustCompile(`<th(?: [^>]*)?>`).FindAllString(body, -1)); n != strings.Count(body, `<th scope="`) {
+		t.Fatalf("a <th> without scope:\n%s", body)
+	}
+}
+
+func TestDashboardPageWithoutOptionalParts(t *testing.T) {
+	d := New(SourceFunc(func(time.Time) View { return slowView() }), Config{Now: func() time.Time { return t0 }})
+	rec := get(t, d, "GET", "/ui/")
+	if rec.Code != 200 || rec.Header().Get("Content-Type") != "text/html; charset=utf-8" {
+		t.Fatalf("GET /ui/: %d %v", rec.Code, rec.Header())
+	}
+	body := rec.Body.String()
+	checkAccessible(t, body)
+	contains(t, body,
+		`<h1>slowpeer</h1>`, `<script src="app.js" defer></script>`, `<meta http-equiv="refresh"`,
+		`1 slow node;`, `3 DataNodes: 1 live, 1 stale, 1 dead.`,
+		// the slow node: its reporters, latency, median, ratio, since
+		`<th scope="row">10.0.0.5:9866</th><td>2: 10.0.0.2:9866, 10.0.0.3:9866</td><td>38.1</td><td>2.00</td><td>19.1×</td>`,
+		`<time datetime="2026-12-01T08:00:00Z">2026-12-01 08:00:00 UTC</time> (for 0s)`,
+		`<td>not available</td>`,
+		// the heatmap from the reports: two rows, one column, both slow
+		`Drawn from the slow-peer reports`,
+		`<th scope="row">10.0.0.2:9866</th><td class="h4">35.2 <span aria-hidden="true">▲</span><span class="vh">(slow)</span></td>`,
+		// the DataNodes, dead and stale first, with words for states
+		`<tr class="dead"><th scope="row">10.0.0.9:9866</th><td>dead</td><td><time datetime="2026-12-01T07:00:00Z">2026-12-01 07:00:00 UTC</time> (1h0m0s ago)</td></tr>`,
+		`Not available: this service does not diagnose slow nodes.`,
+		`Not available: this service has no HiveServer picker.`,
+		`Not available: this service is not registered in ZooKeeper or etcd.`)
+	if strings.Index(body, `10.0.0.9:9866</th>`) > strings.Index(body, `<tr class="live"><th scope="row">10.0.0.2:9866`) {
+		t.Fatal("the dead DataNode is not listed first")
+	}
+}
+
+func TestDashboardPageWithEveryPart(t *testing.T) {
+	v := slowView()
+	v.Diagnosis = &Diagnosis{Findings: []Finding{
+		{Node: "10.0.0.5:9866", Kind: KindLink, Peer: "10.0.0.2:9866", Reporters: 1, LatencyMs: 35.2, MedianMs: 2.1},
+	}}
+	v.Matrix = &Matrix{Latencies: []Latency{
+		{Reporter: "10.0.0.2:9866", Peer: "10.0.0.5:9866", LatencyMs: 35.2},
+		{Reporter: "10.0.0.2:9866", Peer: "10.0.0.3:9866", LatencyMs: 2},
+		{Reporter: "10.0.0.3:9866", Peer: "10.0.0.2:9866", LatencyMs: 2},
+	}}
+	v.HiveServers = &HiveServers{Pick: "hs1:10000", Servers: []HiveServer{
+		{Server: "10.0.0.5:10000", Running: 3, LoadSeconds: 12.5, SlowHost: true},
+		{Server: "hs1:10000", Running: 1, LoadSeconds: 0.5},
+	}}
+	v.Cluster = &Cluster{Self: "nn2:9871", Leader: "nn1:9871", Replicas: []string{"nn1:9871", "nn2:9871"}, Registry: "zk"}
+	d := New(SourceFunc(func(time.Time) View { return v }), Config{Now: func() time.Time { return t0 }})
+	body := get(t, d, "GET", "/ui/").Body.String()
+	checkAccessible(t, body)
+	contains(t, body,
+		`HiveServer pick: hs1:10000.`,
+		`<td>link to 10.0.0.2:9866</td></tr>`,
+		`<th scope="row">10.0.0.5:9866</th><td>link</td><td>10.0.0.2:9866</td><td>1</td><td>35.2</td><td>2.10</td>`,
+		`2.00 ms, the median of all cells`,
+		`<td class="h4">35.2 <span aria-hidden="true">▲</span>`,
+		`<td class="none"><span aria-hidden="true">·</span><span class="vh">not measured</span></td>`,
+		`<tr class="slowhost"><th scope="row">10.0.0.5:10000</th><td>3</td><td>12.5</td><td>yes: no new work</td><td>no</td></tr>`,
+		`<th scope="row">hs1:10000</th><td>1</td><td>0.5</td><td>no</td><td>yes</td></tr>`,
+		`Replicas registered in zk; leader: nn1:9871`,
+		`<th scope="row">nn2:9871</th><td>standby</td><td>yes</td></tr>`)
+	if strings.Contains(body, "Drawn from the slow-peer reports") || strings.Contains(body, "Not available") {
+		t.Fatalf("an available part is said unavailable:\n%s", body)
+	}
+}
+
+func TestDashboardPageEmptyAndEscaped(t *testing.T) {
+	v := View{DataNodes: []DataNode{{Node: `<script>alert(1)</script>`, State: Live, LastHeartbeat: t0}},
+		HiveServers: &HiveServers{}, Diagnosis: &Diagnosis{}}
+	d := New(SourceFunc(func(time.Time) View { return v }), Config{Now: func() time.Time { return t0 }})
+	body := get(t, d, "GET", "/ui/").Body.String()
+	checkAccessible(t, body)
+	contains(t, body, `No slow node;`, `HiveServer pick: none eligible.`, `No node is reported slow.`,
+		`No latencies to show.`, `Nothing to diagnose.`, `The picker knows no server yet.`,
+		`&lt;script&gt;alert(1)&lt;/script&gt;`)
+	if strings.Contains(body, "<script>alert") {
+		t.Fatal("a node id is not escaped")
+	}
+}
+
+// The dashboard shows when it first saw a node slow, while the node stays
+// slow; a Since the Source gives wins.
+func TestDashboardSince(t *testing.T) {
+	var slow []SlowNode
+	d := New(SourceFunc(func(time.Time) View { return View{SlowNodes: slow} }), Config{})
+	since := func(now time.Time) map[string]time.Time {
+		out := map[string]time.Time{}
+		for _, r := range d.page(now).Slow {
+			out[r.Node] = r.Since
+		}
+		return out
+	}
+	given := t0.Add(-time.Hour)
+	slow = []SlowNode{{Node: "a:1"}, {Node: "b:1", Since: given}}
+	if s := since(t0); !s["a:1"].Equal(t0) || !s["b:1"].Equal(given) {
+		t.Fatalf("at t0: %v", s)
+	}
+	if s := since(t0.Add(time.Minute)); !s["a:1"].Equal(t0) {
+		t.Fatalf("a minute later: %v", s)
+	}
+	slow = nil
+	since(t0.Add(2 * time.Minute))
+	slow = []SlowNode{{Node: "a:1"}}
+	if s := since(t0.Add(3 * time.Minute)); !s["a:1"].Equal(t0.Add(3 * time.Minute)) {
+		t.Fatalf("slow again: %v", s)
+	}
+}
+
+func TestDashboardMethodsAndPaths(t *testing.T) {
+	d := New(SourceFunc(func(time.Time) View { return slowView() }), Config{})
+	f := func(method, path string, code int, contentType string) *httptest.ResponseRecorder {
+		t.Helper()
+		rec := get(t, d, method, path)
+		if rec.Code != code || !strings.HasPrefix(rec.Header().Get("Content-Type"), contentType) {
+			t.Fatalf("%s %s: %d %q, want %d %q", method, path, rec.Code, rec.Header().Get("Content-Type"), code, contentType)
+		}
+		return rec
+	}
+	page := f("GET", "/ui/", 200, "text/html")
+	head := f("HEAD", "/ui/", 200, "text/html")
+	if head.Body.Len() != 0 || head.Header().Get("Content-Length") != strconv.Itoa(page.Body.Len()) {
+		t.Fatalf("HEAD /ui/: body %d bytes, Content-Length %q", head.Body.Len(), head.Header().Get("Content-Length"))
+	}
+	if js := f("GET", "/ui/app.js", 200, "text/javascript"); !strings.Contains(js.Body.String(), `new EventSource("events")`) {
+		t.Fatalf("app.js: %s", js.Body)
+	}
+	f("HEAD", "/ui/app.js", 200, "text/javascript")
+	f("GET", "/ui/style.css", 200, "text/css")
+	f("HEAD", "/ui/events", 200, "text/event-stream")
+	if rec := f("GET", "/ui/page.html", 404, "application/json"); rec.Body.String() != `{"error":"no such path"}`+"\n" {
+		t.Fatalf("404 body %q", rec.Body)
+	}
+	f("GET", "/ui/assets/app.js", 404, "application/json")
+	if rec := f("POST", "/ui/", 405, "application/json"); rec.Header().Get("Allow") != "GET, HEAD" {
+		t.Fatalf("405 without Allow: %v", rec.Header())
+	}
+	if csp := page.Header().Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'self'") {
+		t.Fatalf("Content-Security-Policy %q", csp)
+	}
+}
+
+func TestDashboardAssetsStayLocal(t *testing.T) {
+	for _, name := range []string{"assets/page.html", "assets/sections.html", "assets/app.js", "assets/style.css"} {
+		f, err := assets.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(f)
+		f.Close()
+		if m := regexp.MustCompile(`(?i)(https?:)?//[a-z0-9.-]+\.[a-z]{2,}/`).Find(b); m != nil {
+			t.Fatalf("%s loads from elsewhere: %s", name, m)
+		}
+	}
+}
