@@ -50,7 +50,7 @@ func TestRestoreKeepsNewerAndDropsExpired(t *testing.T) {
 		{Reporter: "a:1", Arrival: trackerAt(30 * time.Minute), SlowPeers: []reports.SlowPeer{trackerPeer("s:9", 70)}},
 		{Reporter: "b:1", Arrival: trackerAt(-time.Hour), SlowPeers: []reports.SlowPeer{trackerPeer("s:9", 70)}},   // expired at 1h
 		{Reporter: "c:1", Arrival: trackerAt(2 * time.Hour), SlowPeers: []reports.SlowPeer{trackerPeer("s:2", 5)}}, // future: now
-		{Reporter: "d:1", Arrival: trackerAt(time.Hour)},                                                          // empty
+		{Reporter: "d:1", Arrival: trackerAt(time.Hour)},                                                           // empty
 	}
 	if n := tr.Restore(trackerAt(time.Hour), held); n != 1 {
 		t.Fatalf("Restore applied %d, want 1 (only c)", n)
