@@ -16,7 +16,8 @@ import (
 )
 
 const namenodeSynopsis = "-listen ADDR [-conf DIR] [-D key=value]... [-store DSN] [-hiveservers H:P,...] [-auth-token-file F]" +
-	" [-hs2-zookeeper H:P[,H:P] [-hs2-namespace NAME] [-hs2-publish-namespace NAME [-hs2-publish-count K]]]"
+	" [-hs2-zookeeper H:P[,H:P] [-hs2-namespace NAME] [-hs2-publish-namespace NAME [-hs2-publish-count K]]]" +
+	" [-replicas URL,...] [-state-file F]"
 
 // namenodeFlags are the flags of "slowpeer namenode".
 type namenodeFlags struct {
@@ -26,6 +27,7 @@ type namenodeFlags struct {
 	store       string
 	hiveservers string
 	hs2         hs2Flags
+	state       stateFlags
 }
 
 func (f *namenodeFlags) register(fs *flag.FlagSet) {
@@ -34,6 +36,7 @@ func (f *namenodeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.store, "store", hiveserverDefaultStore, "`DSN` of the Hive hook event store: sqlite:PATH, or mysql:DSN (go-sql-driver) for MySQL or MariaDB shared by replicas")
 	fs.StringVar(&f.hiveservers, "hiveservers", "", "HiveServers `H:P,...` the picker always knows, beside those that send hook events")
 	f.hs2.register(fs)
+	f.state.register(fs)
 	f.conf.register(fs, namenodeKeys.defaults(namenode.DefaultConfig()), hiveserverKeys.defaults(hiveserver.DefaultConfig()))
 }
 
@@ -66,6 +69,9 @@ func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
 	g := newGroup(log)
+	// Before it answers: what the other replicas know, else the file.
+	peers, _ := f.state.peers() // checked
+	startState(ctx, g, srv, &f.state, f.store, func() []string { return peers })
 	picker, err := namenodeComponents(ctx, g, &f, conf, srv, log)
 	if err != nil {
 		ln.Close()
@@ -134,6 +140,9 @@ func (f *namenodeFlags) config() (namenode.Config, hadoopConf, error) {
 	}
 	cfg.Listen = f.listen
 	if err := f.hs2.check(); err != nil {
+		return cfg, nil, err
+	}
+	if err := f.state.check(); err != nil {
 		return cfg, nil, err
 	}
 	conf, err := f.conf.load()
