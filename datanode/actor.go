@@ -54,6 +54,7 @@ type actor struct {
 	jitter     func() float64
 	counters   *counters
 	log        *slog.Logger
+	waitLogged bool // owned by run: "waits for data" was logged
 
 	mu     sync.Mutex
 	status ServiceStatus // guarded by mu
@@ -85,10 +86,19 @@ func (a *actor) beat(ctx context.Context, s *Scheduler) {
 	var det Detection
 	if report {
 		d, err := a.detect(now)
-		if err != nil {
+		switch {
+		case err != nil:
 			a.log.Warn("heartbeat goes without a slow-peer report", slog.Any("err", err))
 			report = false
-		} else {
+		case d.Skipped && !s.Reported():
+			// No data yet: an empty first report would put the next one
+			// a whole interval off. It stays due (Scheduler.Reported).
+			if !a.waitLogged {
+				a.waitLogged = true
+				a.log.Info("first slow-peer report waits for data", slog.Int("peers", d.Peers))
+			}
+			report = false
+		default:
 			det, hb.SlowPeers = d, d.SlowPeers
 		}
 	}
