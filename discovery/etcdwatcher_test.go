@@ -130,7 +130,7 @@ func TestEtcdWatcherFollowsKyuubi(t *testing.T) {
 	defer cancel()
 	for key, value := range map[string]string{
 		"/" + ns + "_1.9.0_USER_SPARK_SQL/alice/default/serverUri=10.1.1.1:40000;version=1.9.0;refId=r1;sequence=0000000000": "10.1.1.1:40000",
-		"/" + ns + "/lock/694d8f1d2a3b": "",
+		"/" + ns + "/lock/694d8f1d2a3b":  "",
 		"/" + ns + "/not a registration": "x",
 	} {
 		if _, err := c.Put(ctx, key, value); err != nil {
