@@ -53,10 +53,11 @@ type actor struct {
 	maxBackoff time.Duration
 	// httpAddr returns the agent's HTTP address for the heartbeat, "" for
 	// none; nil means none.
-	httpAddr func() string
-	jitter   func() float64
-	counters *counters
-	log      *slog.Logger
+	httpAddr   func() string
+	jitter     func() float64
+	counters   *counters
+	log        *slog.Logger
+	waitLogged bool // owned by run: "waits for data" was logged
 
 	mu     sync.Mutex
 	status ServiceStatus // guarded by mu
@@ -91,10 +92,19 @@ func (a *actor) beat(ctx context.Context, s *Scheduler) {
 	var det Detection
 	if report {
 		d, err := a.detect(now)
-		if err != nil {
+		switch {
+		case err != nil:
 			a.log.Warn("heartbeat goes without a slow-peer report", slog.Any("err", err))
 			report = false
-		} else {
+		case d.Skipped && !s.Reported():
+			// No data yet: an empty first report would put the next one
+			// a whole interval off. It stays due (Scheduler.Reported).
+			if !a.waitLogged {
+				a.waitLogged = true
+				a.log.Info("first slow-peer report waits for data", slog.Int("peers", d.Peers))
+			}
+			report = false
+		default:
 			det, hb.SlowPeers = d, d.SlowPeers
 		}
 	}

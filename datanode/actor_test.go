@@ -186,3 +186,40 @@ func TestActorSourceWithoutReport(t *testing.T) {
 		}
 	})
 }
+
+// A first test skipped for lack of data is not the first report: the
+// heartbeats go bare until there is data, and the report goes on the very
+// next one, not a report interval later. Once a report went, a skipped
+// test is reported and rescheduled as any other.
+func TestActorFirstReportWaitsForData(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		detect := func(now time.Time) (Detection, error) {
+			el := now.Sub(start)
+			if el < 5*time.Second || el >= 8*time.Second {
+				return Detection{Peers: 2, Skipped: true, SlowPeers: []reports.SlowPeer{}}, nil
+			}
+			return Detection{Peers: 10, SlowPeers: []reports.SlowPeer{{Node: "10.0.0.5:9866", LatencyMs: 40}}}, nil
+		}
+		s := &fakeSender{}
+		runActors(20*time.Second, testActor(s, detect, 9*time.Second, &counters{}))
+		var got []bool
+		for _, c := range s.Calls() {
+			got = append(got, c.report)
+		}
+		// Heartbeats at 0, 3, 6, 9, 12, 15, 18 s: bare, bare, the report
+		// with data at 6 s, then the skipped one due 9 s later, at 15 s.
+		want := []bool{false, false, true, false, false, true, false}
+		if len(got) != len(want) {
+			t.Fatalf("reports on the heartbeats = %v, want %v", got, want)
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("reports on the heartbeats = %v, want %v", got, want)
+			}
+		}
+		if c := s.Calls(); c[2].peers != 1 || c[5].peers != 0 {
+			t.Fatalf("the reports carried %d and %d peers, want 1 and 0", c[2].peers, c[5].peers)
+		}
+	})
+}

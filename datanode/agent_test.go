@@ -138,11 +138,15 @@ func TestAgentDeadServicesDoNotBlockLive(t *testing.T) {
 	if st[1].Failures == 0 || st[1].Heartbeats != 0 {
 		t.Fatalf("refusing service status %+v, want failures", st[1])
 	}
-	if st[2].Heartbeats < 5 || st[2].Reports != 1 || st[2].LastError != "" {
-		t.Fatalf("live service status %+v, want ≥ 5 heartbeats, the first with the report", st[2])
+	// Without peers the test is skipped: no report yet, it waits for data
+	// (Scheduler.Reported).
+	if st[2].Heartbeats < 5 || st[2].Reports != 0 || st[2].LastError != "" {
+		t.Fatalf("live service status %+v, want ≥ 5 heartbeats and no report without data", st[2])
 	}
-	if !live.Beats()[0].HasReport() || live.Beats()[1].HasReport() {
-		t.Fatal("the report must ride on the first heartbeat only")
+	for i, hb := range live.Beats() {
+		if hb.HasReport() {
+			t.Fatalf("heartbeat %d carries a report, though no peer has data", i)
+		}
 	}
 }
 

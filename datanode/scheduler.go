@@ -14,10 +14,12 @@ import (
 // service: a heartbeat is due at start and HeartbeatInterval after each
 // heartbeat began; the report is due at start and then ReportInterval
 // after the last report was delivered to this service, so a report that
-// was not delivered rides on the next heartbeat again. Unlike Hadoop,
-// which retries a failed heartbeat after the usual interval, consecutive
-// failures back off exponentially with jitter (see Backoff), so that a
-// restarted service is not met by all its DataNodes in the same instant.
+// was not delivered rides on the next heartbeat again, and until a first
+// report has been delivered a test skipped for lack of data is not sent
+// (Reported). Unlike Hadoop, which retries a failed heartbeat after the
+// usual interval, consecutive failures back off exponentially with jitter
+// (see Backoff), so that a restarted service is not met by all its
+// DataNodes in the same instant.
 //
 // A Scheduler is not safe for concurrent use. Its zero value is not
 // usable; construct it with NewScheduler.
@@ -28,6 +30,7 @@ type Scheduler struct {
 	nextBeat   time.Time // when the next heartbeat is due
 	nextReport time.Time // when the next report is due
 	failures   int       // consecutive failed heartbeats
+	reported   bool      // a report has been delivered
 }
 
 // NewScheduler returns the Scheduler of a loop that starts at now, with a
@@ -72,8 +75,18 @@ func (s *Scheduler) Delivered(now time.Time, report bool) {
 	s.failures = 0
 	if report {
 		s.nextReport = now.Add(s.report)
+		s.reported = true
 	}
 }
+
+// Reported reports whether a report has been delivered since the start.
+// Until one has, an agent whose test was skipped for lack of data (too few
+// peers with enough samples) sends the heartbeat without the report, which
+// therefore stays due: the first report with data then goes on the next
+// heartbeat, not a whole ReportInterval after an empty one. Hadoop sends
+// the empty report and waits the interval, so a new cluster's first
+// detection waits up to 30 minutes more.
+func (s *Scheduler) Reported() bool { return s.reported }
 
 // Failed records that the heartbeat begun last failed at now. The next
 // attempt is due Backoff(failures) after now; a report that was due stays

@@ -139,3 +139,19 @@ func TestNewSchedulerPanics(t *testing.T) {
 	f(time.Second, 0, time.Minute)
 	f(time.Minute, time.Minute, time.Second)
 }
+
+func TestSchedulerReported(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	s := NewScheduler(t0, 3*time.Second, time.Hour, 30*time.Second, func() float64 { return 0 })
+	if s.Reported() {
+		t.Fatal("Reported before any report")
+	}
+	s.Delivered(t0, false) // a bare heartbeat
+	if s.Reported() || !s.Begin(t0.Add(3*time.Second)) {
+		t.Fatal("a bare heartbeat counted as the report")
+	}
+	s.Delivered(t0.Add(3*time.Second), true)
+	if !s.Reported() || s.Begin(t0.Add(6*time.Second)) {
+		t.Fatal("a delivered report did not count")
+	}
+}

@@ -56,6 +56,20 @@
 // a new session. It also keeps each HiveServer's registration, for a
 // Publisher to copy its settings.
 //
+// # Kyuubi
+//
+// Kyuubi servers register in ZooKeeper under /<kyuubi.ha.namespace>
+// (default "kyuubi") in the same name format, their data "host:port" or
+// key=value configs, so a Watcher on that namespace follows them as it
+// follows HiveServer2. With an etcd registry, Kyuubi's EtcdDiscoveryClient
+// puts the same names as keys, /<namespace>/serverUri=host:port;version=V;
+// sequence=NNNNNNNNNN, value "host:port", on a lease kept alive, beside
+// the lock keys /<namespace>/lock/<lease>; an [EtcdWatcher] reads the keys
+// under /<namespace>/ and watches from the next revision, so a server
+// whose lease ends is dropped at once. References: Kyuubi's
+// EtcdDiscoveryClient (createPersistentNode, startSessionWithRetry,
+// getChildren), kyuubi_discovery.md in the project's research notes.
+//
 // # Publisher
 //
 // A [Publisher] keeps, under a namespace of its own, one ephemeral

@@ -35,6 +35,19 @@
 //     [Server.Beans].
 //   - GET /metrics: Prometheus text, every family prefixed slowpeer_.
 //   - GET /v1/datanodes: the DataNode table.
+//   - GET /v1/state: the valid reports with their arrival times and the
+//     DataNode table ([Snapshot], JSON), for a replica that starts; it
+//     needs the bearer token whenever one is set, GET or not.
+//
+// # Restarts
+//
+// A starting Server takes over what it lost before it serves:
+// [Server.Restore] asks the other replicas for /v1/state, all at once,
+// and imports the first answer; [Server.LoadStateFile] reads the file
+// that [Server.RunStateFile] keeps, an atomically replaced JSON document;
+// [Server.StartState] tries the one, then the other. Imports keep the
+// arrival times the other replica saw (clocks are assumed to agree), and
+// never replace a newer report or heartbeat with an older one.
 //
 // With Config.AuthToken set, every request that is not a GET, HEAD or
 // OPTIONS needs "Authorization: Bearer <token>" (compared in constant
@@ -57,7 +70,8 @@
 // interval until its context ends. [Server.Serve] runs RunSteps and an
 // HTTP server on a listener, and on cancellation lets in-flight requests
 // finish within Config.ShutdownTimeout; [Server.Run] listens on
-// Config.Listen and serves there. Nothing else starts a goroutine.
+// Config.Listen and serves there; [Server.RunStateFile] and
+// [Server.Restore] run only while called. Nothing else starts a goroutine.
 //
 // # Metrics
 //

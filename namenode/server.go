@@ -98,6 +98,7 @@ func New(cfg Config) (*Server, error) {
 	e.GET(JMXPath, s.jmx)
 	e.GET(MetricsPath, s.serveMetrics)
 	e.GET(DataNodesPath, s.dataNodes)
+	e.GET(StatePath, s.serveState)
 	s.engine = e
 	return s, nil
 }

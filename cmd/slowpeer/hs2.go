@@ -65,17 +65,16 @@ func (f *hs2Flags) watcher(log *slog.Logger, onChange func()) (*discovery.Watche
 }
 
 // publisher returns the publisher of the first HiveServers that eligible
-// returns, with what w knows of their registrations; nil without
-// -hs2-publish-namespace (which needs -hs2-zookeeper, so w is not nil
-// then). Nothing runs before its Run.
-func (f *hs2Flags) publisher(log *slog.Logger, eligible func() []string, w *discovery.Watcher) (*discovery.Publisher, error) {
+// returns, with what registration knows of them (the watchers'); nil
+// without -hs2-publish-namespace. Nothing runs before its Run.
+func (f *hs2Flags) publisher(log *slog.Logger, eligible func() []string, registration func(string) (discovery.Registration, bool)) (*discovery.Publisher, error) {
 	if f.publishNS == "" {
 		return nil, nil
 	}
 	servers, _ := discovery.ParseServers(f.zookeeper) // checked
 	cfg := discovery.DefaultPublisherConfig()
 	cfg.Servers, cfg.Namespace, cfg.Count = servers, f.publishNS, f.count
-	cfg.Eligible, cfg.Registration, cfg.Logger = eligible, w.Registration, log
+	cfg.Eligible, cfg.Registration, cfg.Logger = eligible, registration, log
 	p, err := discovery.NewPublisher(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("publish HiveServers: %w", err)

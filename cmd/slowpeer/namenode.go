@@ -16,7 +16,8 @@ import (
 )
 
 const namenodeSynopsis = "-listen ADDR [-conf DIR] [-D key=value]... [-store DSN] [-hiveservers H:P,...] [-auth-token-file F]" +
-	" [-hs2-zookeeper H:P[,H:P] [-hs2-namespace NAME] [-hs2-publish-namespace NAME [-hs2-publish-count K]]]"
+	" [-hs2-zookeeper H:P[,H:P] [-hs2-namespace NAME] [-hs2-publish-namespace NAME [-hs2-publish-count K]]]" +
+	" [-kyuubi-etcd etcd://H:P[,H:P]/NAMESPACE] [-replicas URL,...] [-state-file F]"
 
 // namenodeFlags are the flags of "slowpeer namenode".
 type namenodeFlags struct {
@@ -26,6 +27,8 @@ type namenodeFlags struct {
 	store       string
 	hiveservers string
 	hs2         hs2Flags
+	state       stateFlags
+	kyuubi      kyuubiFlags
 }
 
 func (f *namenodeFlags) register(fs *flag.FlagSet) {
@@ -34,6 +37,8 @@ func (f *namenodeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.store, "store", hiveserverDefaultStore, "`DSN` of the Hive hook event store: sqlite:PATH, or mysql:DSN (go-sql-driver) for MySQL or MariaDB shared by replicas")
 	fs.StringVar(&f.hiveservers, "hiveservers", "", "HiveServers `H:P,...` the picker always knows, beside those that send hook events")
 	f.hs2.register(fs)
+	f.state.register(fs)
+	f.kyuubi.register(fs)
 	f.conf.register(fs, namenodeKeys.defaults(namenode.DefaultConfig()), hiveserverKeys.defaults(hiveserver.DefaultConfig()))
 }
 
@@ -66,6 +71,9 @@ func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
 	g := newGroup(log)
+	// Before it answers: what the other replicas know, else the file.
+	peers, _ := f.state.peers() // checked
+	startState(ctx, g, srv, &f.state, f.store, func() []string { return peers })
 	picker, err := namenodeComponents(ctx, g, &f, conf, srv, log)
 	if err != nil {
 		ln.Close()
@@ -84,11 +92,16 @@ func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 // and publisher of the ZooKeeper flags.
 func namenodeComponents(ctx context.Context, g *group, f *namenodeFlags, conf hadoopConf, srv *namenode.Server, log *slog.Logger) (*hiveserver.Picker, error) {
 	var pub *discovery.Publisher // set before anything runs
-	w, err := f.hs2.watcher(log, func() {
+	notify := func() {
 		if pub != nil {
 			pub.Notify()
 		}
-	})
+	}
+	w, err := f.hs2.watcher(log, notify)
+	if err != nil {
+		return nil, err
+	}
+	ew, err := f.kyuubi.watcher(log, notify)
 	if err != nil {
 		return nil, err
 	}
@@ -96,6 +109,23 @@ func namenodeComponents(ctx context.Context, g *group, f *namenodeFlags, conf ha
 	if w != nil {
 		sources = append(sources, w)
 		g.Go("hiveserver2 watcher", w.Run)
+	}
+	if ew != nil {
+		sources = append(sources, ew)
+		g.Go("kyuubi etcd watcher", ew.Run)
+	}
+	// What a server registered, for the publisher to copy: ZooKeeper's
+	// registration first, else etcd's.
+	registration := func(server string) (discovery.Registration, bool) {
+		if w != nil {
+			if r, ok := w.Registration(server); ok {
+				return r, true
+			}
+		}
+		if ew != nil {
+			return ew.Registration(server)
+		}
+		return discovery.Registration{}, false
 	}
 	picker, store, err := openHiveserver(ctx, f.store, f.hiveservers, sources, conf, log)
 	if err != nil {
@@ -109,7 +139,7 @@ func namenodeComponents(ctx context.Context, g *group, f *namenodeFlags, conf ha
 		now := time.Now()
 		return picker.Ranked(now, srv.SlowHosts(now))
 	}
-	if pub, err = f.hs2.publisher(log, eligible, w); err != nil || pub == nil {
+	if pub, err = f.hs2.publisher(log, eligible, registration); err != nil || pub == nil {
 		return picker, err
 	}
 	g.Go("hiveserver2 publisher", func(ctx context.Context) error {
@@ -137,6 +167,12 @@ func (f *namenodeFlags) config() (namenode.Config, hadoopConf, error) {
 	cfg.Listen = f.listen
 	cfg.SoftwareVersion = softwareVersion()
 	if err := f.hs2.check(); err != nil {
+		return cfg, nil, err
+	}
+	if err := f.state.check(); err != nil {
+		return cfg, nil, err
+	}
+	if err := f.kyuubi.check(); err != nil {
 		return cfg, nil, err
 	}
 	conf, err := f.conf.load()

@@ -1,0 +1,161 @@
+package namenode
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// SaveStateFile writes the Server's state at now to path, atomically: into
+// a temporary file beside it, synced, then renamed over path, and the
+// directory synced, so that a crash at any moment leaves either the old
+// file or the new one, never half of one.
+func (s *Server) SaveStateFile(now time.Time, path string) error {
+	b, err := MarshalState(s.ExportState(now))
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(path, b)
+}
+
+func writeFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("save state to %s: %w", path, err)
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("save state to %s: %w", path, err)
+	}
+	if d, err := os.Open(dir); err == nil {
+		d.Sync() // best effort: not every file system syncs directories
+		d.Close()
+	}
+	return nil
+}
+
+// LoadStateFile imports the state saved in path (ImportState) and returns
+// how many reports and DataNodes it applied. A missing file is no error
+// (0, 0, nil): the service has never saved. A file that does not parse is
+// an error, and nothing of it is applied.
+func (s *Server) LoadStateFile(now time.Time, path string) (reports, nodes int, err error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, 0, nil
+	}
+	if err != nil {
+		return 0, 0, fmt.Errorf("load state from %s: %w", path, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxStateBytes+1))
+	if err != nil {
+		return 0, 0, fmt.Errorf("load state from %s: %w", path, err)
+	}
+	st, err := ParseState(data)
+	if err != nil {
+		return 0, 0, fmt.Errorf("load state from %s: %w", path, err)
+	}
+	reports, nodes = s.ImportState(now, st)
+	return reports, nodes, nil
+}
+
+// StartState prepares the Server's state before it serves: from the
+// first of peers to answer (Restore, within DefaultRestoreTimeout), else
+// from the file at path (when path is set). A file that cannot be read
+// is logged as an error and the service starts empty: losing the slow-peer
+// reports costs at most one report interval, never the service. It
+// returns where the state came from: a peer's URL, "file", or "empty".
+func (s *Server) StartState(ctx context.Context, peers []string, client *http.Client, path string) string {
+	if len(peers) > 0 {
+		rctx, cancel := context.WithTimeout(ctx, DefaultRestoreTimeout)
+		peer, err := s.Restore(rctx, peers, client)
+		cancel()
+		if err == nil {
+			return peer
+		}
+		s.log.Warn("no replica gave its state; starting from the state file", slog.Any("err", err))
+	}
+	if path == "" {
+		return "empty"
+	}
+	nr, nn, err := s.LoadStateFile(s.now(), path)
+	if err != nil {
+		s.log.Error("state file unusable; starting empty", slog.Any("err", err))
+		return "empty"
+	}
+	if nr == 0 && nn == 0 {
+		return "empty"
+	}
+	s.log.Info("state loaded from file", slog.String("file", path),
+		slog.Int("reports", nr), slog.Int("datanodes", nn))
+	return "file"
+}
+
+// RunStateFile saves the state to path every interval until ctx ends, and
+// once more then, skipping a save when nothing changed. A failed save is
+// logged (once per run of failures) and retried at the next tick. It
+// returns nil.
+func (s *Server) RunStateFile(ctx context.Context, path string, interval time.Duration) error {
+	if interval <= 0 {
+		panic("BUG: namenode.Server.RunStateFile: interval must be positive")
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	var last []byte
+	failing := false
+	save := func() {
+		now := s.now()
+		st := s.ExportState(now)
+		st.SavedAt = time.Time{} // changes every time: compare without it
+		b, err := MarshalState(st)
+		if err == nil && bytes.Equal(b, last) {
+			return
+		}
+		if err == nil {
+			st.SavedAt = now
+			var doc []byte
+			if doc, err = MarshalState(st); err == nil {
+				err = writeFileAtomic(path, doc)
+			}
+		}
+		if err != nil {
+			if !failing {
+				s.log.Error("save state", slog.Any("err", err))
+			}
+			failing = true
+			return
+		}
+		if failing {
+			s.log.Info("state saved again", slog.String("file", path))
+		}
+		failing, last = false, b
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			save()
+			return nil
+		case <-t.C:
+			save()
+		}
+	}
+}
