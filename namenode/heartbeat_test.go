@@ -138,6 +138,7 @@ func TestHeartbeatRefusedChangesNothing(t *testing.T) {
 	req := httptest.NewRequest("POST", HeartbeatPath, io.MultiReader(strings.NewReader(huge)))
 	req.ContentLength = -1
 	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
 	w := httptest.NewRecorder()
 	s.Handler().ServeHTTP(w, req)
 	wantError(t, w, 413, "larger than")
