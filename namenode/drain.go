@@ -92,4 +92,3 @@ func (s *Server) prepare(c *gin.Context) {
 	c.Writer = dw
 	c.Next()
 }
-

@@ -65,9 +65,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	setGinMode.Do(func() { gin.SetMode(gin.ReleaseMode) })
 	s := &Server{
-		cfg:     cfg,
-		log:     cfg.Logger,
-		now:     cfg.Now,
+		cfg: cfg,
+		log: cfg.Logger,
+		now: cfg.Now,
 		tracker: tracker.NewLimited(cfg.ReportValidity(), tracker.Limits{
 			MaxEntries:   cfg.MaxTrackerEntries,
 			MaxSlowNodes: cfg.MaxSlowNodes,
