@@ -46,8 +46,11 @@ func (b *countingBody) Read(p []byte) (int, error) {
 // routes of other packages (Handle) drain too.
 type drainingWriter struct {
 	gin.ResponseWriter
-	req     *http.Request
-	body    *countingBody // the body as the server gave it, nil when empty
+	body io.Reader // the body as the server gave it; nil when there is none
+	// expect is the body of a request with "Expect: 100-continue", nil
+	// for others: it tells whether the handler read from it (and so made
+	// the server send 100 Continue).
+	expect  *countingBody
 	drained bool
 }
 
@@ -61,19 +64,17 @@ func (w *drainingWriter) WriteHeader(code int) {
 
 // drain reads and discards the rest of the body, within drainBytes and
 // drainTime, unless the client waits for 100 Continue and was not sent
-// it.
+// it: then the server closes the connection after the answer, and the
+// client never sends its body.
 func (w *drainingWriter) drain() {
 	w.drained = true
-	if w.body == nil {
-		return
-	}
-	if !w.body.read && strings.EqualFold(w.req.Header.Get("Expect"), "100-continue") {
+	if w.body == nil || w.expect != nil && !w.expect.read {
 		return
 	}
 	// Not every writer has a connection (httptest's has not); then the
 	// byte bound alone holds.
 	_ = http.NewResponseController(w.ResponseWriter).SetReadDeadline(time.Now().Add(drainTime))
-	io.CopyN(io.Discard, w.body.ReadCloser, drainBytes)
+	io.CopyN(io.Discard, w.body, drainBytes)
 }
 
 // prepare is the first middleware: it marks the connection as inside a
@@ -84,10 +85,17 @@ func (s *Server) prepare(c *gin.Context) {
 		lc.enter()
 		defer lc.leave()
 	}
-	dw := &drainingWriter{ResponseWriter: c.Writer, req: c.Request}
-	if c.Request.Body != nil && c.Request.Body != http.NoBody {
-		dw.body = &countingBody{ReadCloser: c.Request.Body}
-		c.Request.Body = dw.body
+	dw := &drainingWriter{ResponseWriter: c.Writer}
+	if r := c.Request; r.Body != nil && r.Body != http.NoBody {
+		dw.body = r.Body
+		if strings.EqualFold(r.Header.Get("Expect"), "100-continue") {
+			// On a shallow copy: the server itself must still see its
+			// own body in its request, to close the connection when the
+			// body was left unread.
+			dw.expect = &countingBody{ReadCloser: r.Body}
+			c.Request = r.WithContext(r.Context())
+			c.Request.Body = dw.expect
+		}
 	}
 	c.Writer = dw
 	c.Next()

@@ -14,8 +14,9 @@ import (
 // the longest: a keep-alive connection waiting for its next request, or
 // one still sending its header (a client dribbling headers ends there).
 // Connections inside a handler are never closed; when all are, the new
-// connection waits for one to end, and the ones after it wait in the
-// kernel's listen backlog. So a flood of idle connections cannot keep a
+// connection waits for one to end or leave its request, and the ones after
+// it wait in the kernel's listen backlog.
+// So a flood of idle connections cannot keep a
 // heartbeat out, and the descriptors and buffers in use stay bounded.
 //
 // It is safe for concurrent use; Accept is called by one goroutine, the
@@ -23,6 +24,7 @@ import (
 type limitListener struct {
 	net.Listener
 	slots chan struct{} // one token per connection served
+	freed chan struct{} // a connection left a request: it may be closed now
 	done  chan struct{} // closed by Close
 	once  sync.Once
 
@@ -39,6 +41,7 @@ func newLimitListener(ln net.Listener, max int) *limitListener {
 	return &limitListener{
 		Listener: ln,
 		slots:    make(chan struct{}, max),
+		freed:    make(chan struct{}, 1),
 		done:     make(chan struct{}),
 		conns:    make(map[*limitedConn]struct{}, max),
 	}
@@ -63,6 +66,7 @@ func (l *limitListener) Accept() (net.Conn, error) {
 		select {
 		case l.slots <- struct{}{}:
 			acquired = true
+		case <-l.freed: // try evicting again
 		case <-l.done:
 			c.Close()
 			return nil, net.ErrClosed
@@ -130,6 +134,10 @@ func (c *limitedConn) enter() { c.busy.Add(1) }
 func (c *limitedConn) leave() {
 	c.since.Store(time.Now().UnixNano())
 	c.busy.Add(-1)
+	select {
+	case c.l.freed <- struct{}{}:
+	default:
+	}
 }
 
 // Close closes the connection and gives its slot back, once.
