@@ -25,7 +25,7 @@ func rawPost(t *testing.T, addr, header string, body []byte) (*http.Response, []
 	// A small send buffer, as over a real network: the client's writes
 	// wait for the server to read (on loopback the kernel would otherwise
 	// take the whole body at once).
-	if err := c.(*net.TCPConn).SetWriteBuffer(16 << 10); err != nil {
+	if err := c.(*net.TCPConn).SetWriteBuffer(64 << 10); err != nil {
 		t.Fatal(err)
 	}
 	c.SetDeadline(time.Now().Add(20 * time.Second))
