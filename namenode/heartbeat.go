@@ -145,6 +145,9 @@ func limitError(reason, key string, max int, what string) error {
 // isJSON reports whether a Content-Type is application/json, with or
 // without parameters (charset=utf-8).
 func isJSON(contentType string) bool {
+	if contentType == "application/json" { // what the agent sends
+		return true
+	}
 	mt, _, err := mime.ParseMediaType(contentType)
 	return err == nil && mt == "application/json"
 }

@@ -203,6 +203,7 @@ func BenchmarkHeartbeatHandler(b *testing.B) {
 			i := 0
 			for b.Loop() {
 				req := httptest.NewRequest("POST", HeartbeatPath, bytes.NewReader(bodies[i%len(bodies)]))
+				req.Header.Set("Content-Type", "application/json")
 				w := httptest.NewRecorder()
 				h.ServeHTTP(w, req)
 				if w.Code != http.StatusOK {
