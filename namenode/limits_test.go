@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"reflect"
 	"strings"
 	"testing"
@@ -56,7 +57,8 @@ func TestHeartbeatLimits(t *testing.T) {
 	f(report(c, a), reasonLimitEntries, MaxTrackerEntriesKey)
 	mustHeartbeat(t, s, reports.Heartbeat{Node: c}) // the third node fits
 	f(reports.Heartbeat{Node: d}, reasonLimitDataNodes, MaxDataNodesKey)
-	f(report(b, d), reasonLimitSlowNodes, MaxSlowNodesKey) // b's c goes, d comes: fits? no: a names c
+	// b drops c, which a still names, and names d: a third slow node.
+	f(report(b, d), reasonLimitSlowNodes, MaxSlowNodesKey)
 	// What was admitted works: a replaces its report within the limits.
 	mustHeartbeat(t, s, report(a, b))
 	if got := s.SlowNodes(clock.Now()); !reflect.DeepEqual(got, []string{b, c}) {
@@ -236,4 +238,37 @@ func TestRefusalSummary(t *testing.T) {
 	if got[`slowpeer_http_requests_refused_total{code="401"}`] != 1000 || got[`slowpeer_heartbeats_rejected_total{reason="unauthorized"}`] != 1000 {
 		t.Fatalf("refusals not counted: %v", got)
 	}
+}
+
+// Any limit and after: a JSON array of nodes sorted after after, at most
+// limit of them, or a 400 JSON error.
+func FuzzDataNodesQuery(f *testing.F) {
+	f.Add("3", "10.0.0.2:9866")
+	f.Add("", "")
+	f.Add("-1", "\xff")
+	f.Add("99999999999999999999", "zz")
+	s, _, _ := newTestServer(f, nil)
+	for i := range 5 {
+		mustHeartbeat(f, s, reports.Heartbeat{Node: fmt.Sprintf("10.0.0.%d:9866", i+1)})
+	}
+	f.Fuzz(func(t *testing.T, limit, after string) {
+		q := url.Values{"after": {after}}
+		if limit != "" {
+			q.Set("limit", limit)
+		}
+		w := do(t, s, "GET", DataNodesPath+"?"+q.Encode(), "")
+		if w.Code == 400 {
+			wantError(t, w, 400, "limit")
+			return
+		}
+		var rows []dataNodeJSON
+		if w.Code != 200 || json.Unmarshal(w.Body.Bytes(), &rows) != nil {
+			t.Fatalf("%d %s", w.Code, w.Body)
+		}
+		for i, r := range rows {
+			if r.Node <= after || i > 0 && r.Node <= rows[i-1].Node {
+				t.Fatalf("rows %v after %q", rows, after)
+			}
+		}
+	})
 }
