@@ -54,6 +54,10 @@ type drainingWriter struct {
 	drained bool
 }
 
+// Unwrap gives http.ResponseController the writer underneath (deadlines,
+// flushing of streams).
+func (w *drainingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
 // WriteHeader drains the body before an error status.
 func (w *drainingWriter) WriteHeader(code int) {
 	if code >= 400 && !w.drained && !w.Written() {

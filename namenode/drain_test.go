@@ -105,3 +105,28 @@ func TestOversizedBodyExpectContinue(t *testing.T) {
 	b, _ := io.ReadAll(resp.Body)
 	wantJSONError(t, resp, b, http.StatusRequestEntityTooLarge)
 }
+
+// A route of another package reaches the connection through the draining
+// writer: http.ResponseController can set its deadlines and flush.
+func TestDrainingWriterUnwraps(t *testing.T) {
+	s, _, _ := newTestServer(t, nil)
+	errs := make(chan error, 1)
+	s.Handle("GET", "/v1/stream", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rc := http.NewResponseController(w)
+		err := rc.SetWriteDeadline(time.Now().Add(time.Minute))
+		if err == nil {
+			w.Write([]byte("x"))
+			err = rc.Flush()
+		}
+		errs <- err
+	}))
+	base, _ := serve(t, s)
+	resp, err := http.Get(base + "/v1/stream")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if err := <-errs; err != nil {
+		t.Fatalf("ResponseController through the draining writer: %v", err)
+	}
+}

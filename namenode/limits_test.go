@@ -117,10 +117,13 @@ func TestErrorsClipInput(t *testing.T) {
 
 func TestHeadWhereGet(t *testing.T) {
 	s, _, _ := newTestServer(t, nil)
-	s.Handle("GET", "/v1/extra", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Write([]byte("x"))
-	}))
-	for _, path := range []string{SlowPeersPath, JMXPath, MetricsPath, DataNodesPath, "/v1/extra"} {
+	extra := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("x")) })
+	s.Handle("GET", "/v1/extra", extra)
+	// A HEAD of its own after the GET (or before it) changes nothing.
+	s.Handle("HEAD", "/v1/extra", extra)
+	s.Handle("HEAD", "/v1/head-first", extra)
+	s.Handle("GET", "/v1/head-first", extra)
+	for _, path := range []string{SlowPeersPath, JMXPath, MetricsPath, DataNodesPath, "/v1/extra", "/v1/head-first"} {
 		get, head := do(t, s, "GET", path, ""), do(t, s, "HEAD", path, "")
 		if head.Code != 200 || get.Code != 200 {
 			t.Errorf("%s: GET %d, HEAD %d", path, get.Code, head.Code)

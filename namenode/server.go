@@ -54,6 +54,8 @@ type Server struct {
 	serving atomic.Bool
 	addr    atomic.Pointer[string]        // the address Serve listens on
 	conns   atomic.Pointer[limitListener] // Serve's listener, for /metrics
+	// heads are the paths with a HEAD route (most added with their GET).
+	heads map[string]bool
 }
 
 var setGinMode sync.Once
@@ -73,6 +75,7 @@ func New(cfg Config) (*Server, error) {
 			MaxSlowNodes: cfg.MaxSlowNodes,
 		}),
 		nodes: NewDataNodes(cfg.DeadAfter(), cfg.MaxDataNodes),
+		heads: make(map[string]bool),
 	}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -111,7 +114,9 @@ func New(cfg Config) (*Server, error) {
 // every route gets: the access log, panic recovery, the bearer-token check
 // on every request that is not a GET, HEAD or OPTIONS, and the
 // request-duration histogram, labelled with path. A GET route answers
-// HEAD too (net/http drops the body). path is a pattern:
+// HEAD too, with the same handler (net/http drops the body); a HEAD route
+// for a path that has its GET already is that one, and h is not used.
+// path is a pattern:
 // ":name" matches one segment, "*name" the rest. Call Handle before
 // Handler, Run or Serve; it panics once the Server serves, and for a path
 // that is already taken.
@@ -119,18 +124,27 @@ func (s *Server) Handle(method, path string, h http.Handler) {
 	if s.serving.Load() {
 		panic("BUG: namenode.Server.Handle called after the server started serving")
 	}
-	if method == http.MethodGet {
+	switch method {
+	case http.MethodGet:
 		s.get(path, gin.WrapH(h))
-		return
+	case http.MethodHead:
+		if !s.heads[path] {
+			s.engine.HEAD(path, gin.WrapH(h))
+			s.heads[path] = true
+		}
+	default:
+		s.engine.Handle(method, path, gin.WrapH(h))
 	}
-	s.engine.Handle(method, path, gin.WrapH(h))
 }
 
-// get adds a GET route and the same for HEAD, as DESIGN.md wants: "HEAD
-// works wherever GET does".
+// get adds a GET route and, unless the path has one, the same for HEAD,
+// as DESIGN.md wants: "HEAD works wherever GET does".
 func (s *Server) get(path string, h gin.HandlerFunc) {
 	s.engine.GET(path, h)
-	s.engine.HEAD(path, h)
+	if !s.heads[path] {
+		s.engine.HEAD(path, h)
+		s.heads[path] = true
+	}
 }
 
 // Handler returns the Server's HTTP handler. After it, Handle and
