@@ -111,7 +111,7 @@ func TestFloodBounded(t *testing.T) {
 		t.Fatalf("%d reporter series, want 10", series)
 	}
 	// Hundreds of thousands of peers in a few heartbeats: bounded as well.
-	statuses = flood(s, 30, 9000, 2)
+	statuses = flood(s, 10, 9000, 2)
 	if n := s.Tracker().Entries(); statuses[200] > 0 && n > 2000 {
 		t.Fatalf("%d entries held, limit 2000", n)
 	}
