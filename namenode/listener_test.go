@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"syscall"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -129,6 +130,10 @@ func TestLimitListenerEvictsIdleOnly(t *testing.T) {
 // heartbeat must be answered at once.
 func TestConnectionCapKeepsHeartbeatsIn(t *testing.T) {
 	const dribblers, capacity = 600, 500
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err == nil && lim.Cur < 2*dribblers+200 {
+		t.Skipf("needs %d open files, the limit is %d", 2*dribblers+200, lim.Cur)
+	}
 	s, _, _ := newTestServer(t, func(c *Config) {
 		c.MaxConnections = capacity
 		c.HeaderReadTimeout = time.Minute
