@@ -123,6 +123,30 @@ type Config struct {
 	// leadership. It is called at every /jmx request and must be safe for
 	// concurrent use.
 	State func() string
+	// The limits (limits.go), which hold in open mode too.
+
+	// MaxDataNodes mirrors slowpeer.namenode.max.datanodes (default
+	// 50000): the most nodes the DataNode table holds.
+	MaxDataNodes int
+	// MaxTrackerEntries mirrors slowpeer.namenode.max.tracker.entries
+	// (default 1000000): the most (slow node, reporter) entries held.
+	MaxTrackerEntries int
+	// MaxSlowNodes mirrors slowpeer.namenode.max.slow.nodes (default
+	// 10000): the most distinct nodes reported slow.
+	MaxSlowNodes int
+	// MetricsSlowNodes mirrors slowpeer.namenode.metrics.slow.nodes
+	// (default 50): the top slow nodes with a reporters series.
+	MetricsSlowNodes int
+	// DataNodeForgetAfter mirrors slowpeer.namenode.datanode.forget.after
+	// (default 24h): a node silent for longer leaves the table. It must
+	// be longer than DeadAfter.
+	DataNodeForgetAfter time.Duration
+	// MaxConnections mirrors slowpeer.namenode.max.connections (default
+	// 4096): the most connections Serve serves at once.
+	MaxConnections int
+	// HeaderReadTimeout mirrors slowpeer.namenode.header.read.timeout
+	// (default 5s): how long a client may take to send a request header.
+	HeaderReadTimeout time.Duration
 
 	// Logger receives the access log and the service's events; nil means
 	// slog.Default().
@@ -143,6 +167,13 @@ func DefaultConfig() Config {
 		MaxNodesToReport:         DefaultMaxNodesToReport,
 		MaxSlowPeerCollectNodes:  DefaultMaxSlowPeerCollectNodes,
 		ShutdownTimeout:          DefaultShutdownTimeout,
+		MaxDataNodes:             DefaultMaxDataNodes,
+		MaxTrackerEntries:        DefaultMaxTrackerEntries,
+		MaxSlowNodes:             DefaultMaxSlowNodes,
+		MetricsSlowNodes:         DefaultMetricsSlowNodes,
+		DataNodeForgetAfter:      DefaultDataNodeForgetAfter,
+		MaxConnections:           DefaultMaxConnections,
+		HeaderReadTimeout:        DefaultHeaderReadTimeout,
 	}
 }
 
@@ -222,7 +253,7 @@ func (c Config) Validate() error {
 	if err := validateToken(c.AuthToken); err != nil {
 		return err
 	}
-	return nil
+	return c.validateLimits()
 }
 
 // validateToken accepts an empty token (no auth) or a token of printable

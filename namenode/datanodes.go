@@ -1,6 +1,7 @@
 package namenode
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -29,15 +30,17 @@ type DataNode struct {
 	HTTPAddress string
 }
 
-// DataNodes is the DataNode table: every node that ever sent a heartbeat
+// DataNodes is the DataNode table: every node that sent a heartbeat
 // and when it last did. A node is dead once it has been silent for longer
 // than the expiry (see DeadAfter), as DatanodeManager.isDatanodeDead
-// decides; like Hadoop, the table keeps dead nodes listed.
+// decides; like Hadoop, the table keeps dead nodes listed, until Forget
+// drops them. It holds at most its maximum number of nodes.
 //
 // Time is passed in. DataNodes is safe for concurrent use; its zero value
 // is not usable, use NewDataNodes.
 type DataNodes struct {
 	deadAfter time.Duration
+	max       int // 0: no bound
 
 	mu    sync.Mutex
 	nodes map[string]*dataNode
@@ -52,13 +55,18 @@ type dataNode struct {
 }
 
 // NewDataNodes returns an empty table in which a node is dead after
-// deadAfter without a heartbeat. It panics if deadAfter is not positive.
-func NewDataNodes(deadAfter time.Duration) *DataNodes {
-	if deadAfter <= 0 {
-		panic("BUG: namenode.NewDataNodes: deadAfter must be positive")
+// deadAfter without a heartbeat, and that holds at most maxNodes nodes (0:
+// no bound). It panics if deadAfter is not positive or maxNodes negative.
+func NewDataNodes(deadAfter time.Duration, maxNodes int) *DataNodes {
+	if deadAfter <= 0 || maxNodes < 0 {
+		panic("BUG: namenode.NewDataNodes: deadAfter must be positive and maxNodes not negative")
 	}
-	return &DataNodes{deadAfter: deadAfter, nodes: make(map[string]*dataNode)}
+	return &DataNodes{deadAfter: deadAfter, max: maxNodes, nodes: make(map[string]*dataNode)}
 }
+
+// ErrTableFull is the error of a heartbeat from a node the table does not
+// know once it holds its maximum number of nodes.
+var ErrTableFull = errors.New("the DataNode table is full")
 
 // isDead is Hadoop's rule: lastUpdate < now − heartbeatExpireInterval.
 func (t *DataNodes) isDead(now, last time.Time) bool {
@@ -66,21 +74,51 @@ func (t *DataNodes) isDead(now, last time.Time) bool {
 }
 
 // Heartbeat records a heartbeat from node at now, registering the node if
-// it is new. It reports whether the node was unknown or dead before.
-func (t *DataNodes) Heartbeat(now time.Time, node string) (revived bool) {
+// it is new. It reports whether the node was unknown or dead before. A new
+// node when the table is full is not registered: the error is
+// ErrTableFull.
+func (t *DataNodes) Heartbeat(now time.Time, node string) (revived bool, err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	n, ok := t.nodes[node]
 	if !ok {
-		t.nodes[node] = &dataNode{last: now}
-		return true
+		if t.max > 0 && len(t.nodes) >= t.max {
+			return false, ErrTableFull
+		}
+		t.nodes[strings.Clone(node)] = &dataNode{last: now}
+		return true, nil
 	}
 	revived = t.isDead(now, n.last)
 	if now.After(n.last) {
 		n.last = now
 	}
 	n.reportedDead = false
-	return revived
+	return revived, nil
+}
+
+// Admits reports whether a heartbeat from node would be registered: the
+// node is known, or the table has room.
+func (t *DataNodes) Admits(node string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	_, ok := t.nodes[node]
+	return ok || t.max == 0 || len(t.nodes) < t.max
+}
+
+// Forget drops every node silent for longer than after at now, and returns
+// how many it dropped. Hadoop lists dead nodes until a restart; here a node
+// gone for good leaves, and so does every name made up by a sender.
+func (t *DataNodes) Forget(now time.Time, after time.Duration) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := 0
+	for id, d := range t.nodes {
+		if now.Sub(d.last) > after {
+			delete(t.nodes, id)
+			n++
+		}
+	}
+	return n
 }
 
 // Counts returns how many nodes are live and how many dead at now.
@@ -140,19 +178,32 @@ func (t *DataNodes) State(now time.Time, node string) (State, bool) {
 
 // List returns every node with its state at now, sorted by node id.
 func (t *DataNodes) List(now time.Time) []DataNode {
+	page, _ := t.Page(now, "", 0)
+	return page
+}
+
+// Page returns, sorted by node id, the first limit nodes whose id sorts
+// after the id after ("" for the first page), with their state at now, and
+// whether more follow. limit <= 0 means no bound.
+func (t *DataNodes) Page(now time.Time, after string, limit int) (page []DataNode, more bool) {
 	t.mu.Lock()
 	out := make([]DataNode, 0, len(t.nodes))
 	for id, n := range t.nodes {
-		out = append(out, DataNode{Node: id, State: Live, LastHeartbeat: n.last, HTTPAddress: n.httpAddr})
+		if id > after {
+			out = append(out, DataNode{Node: id, State: Live, LastHeartbeat: n.last, HTTPAddress: n.httpAddr})
+		}
 	}
 	t.mu.Unlock()
+	slices.SortFunc(out, func(a, b DataNode) int { return strings.Compare(a.Node, b.Node) })
+	if limit > 0 && len(out) > limit {
+		out, more = out[:limit:limit], true
+	}
 	for i := range out {
 		if t.isDead(now, out[i].LastHeartbeat) {
 			out[i].State = Dead
 		}
 	}
-	slices.SortFunc(out, func(a, b DataNode) int { return strings.Compare(a.Node, b.Node) })
-	return out
+	return out, more
 }
 
 // Check returns, sorted, the nodes found dead at now that no earlier Check

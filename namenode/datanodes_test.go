@@ -14,7 +14,7 @@ func TestDataNodesDeadRule(t *testing.T) {
 	deadAfter := DeadAfter(DefaultHeartbeatInterval, DefaultHeartbeatRecheckInterval)
 	f := func(silent time.Duration, want State) {
 		t.Helper()
-		d := NewDataNodes(deadAfter)
+		d := NewDataNodes(deadAfter, 0)
 		d.Heartbeat(t0, "a:1")
 		got, ok := d.State(t0.Add(silent), "a:1")
 		if !ok || got != want {
@@ -32,14 +32,22 @@ func TestDataNodesDeadRule(t *testing.T) {
 
 func TestDataNodesLifecycle(t *testing.T) {
 	t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
-	d := NewDataNodes(time.Minute)
+	d := NewDataNodes(time.Minute, 0)
 	if _, ok := d.State(t0, "a:1"); ok {
 		t.Fatal("unknown node has a state")
 	}
-	if !d.Heartbeat(t0, "b:1") || !d.Heartbeat(t0, "a:1") {
+	beat := func(now time.Time, node string) bool {
+		t.Helper()
+		revived, err := d.Heartbeat(now, node)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return revived
+	}
+	if !beat(t0, "b:1") || !beat(t0, "a:1") {
 		t.Fatal("a first heartbeat is not reported as new")
 	}
-	if d.Heartbeat(t0.Add(time.Second), "a:1") {
+	if beat(t0.Add(time.Second), "a:1") {
 		t.Fatal("a live node's heartbeat is reported as a revival")
 	}
 	now := t0.Add(time.Minute + 500*time.Millisecond)
@@ -65,7 +73,7 @@ func TestDataNodesLifecycle(t *testing.T) {
 	}
 	// A dead node that comes back is live again, and can die again.
 	later := now.Add(3 * time.Hour)
-	if !d.Heartbeat(later, "b:1") {
+	if !beat(later, "b:1") {
 		t.Fatal("a dead node's heartbeat is not reported as a revival")
 	}
 	if s, _ := d.State(later, "b:1"); s != Live {
@@ -87,15 +95,15 @@ func TestDataNodesLifecycle(t *testing.T) {
 func TestNewDataNodesPanics(t *testing.T) {
 	defer func() {
 		if recover() == nil {
-			t.Fatal("NewDataNodes(0) did not panic")
+			t.Fatal("NewDataNodes(0, 0) did not panic")
 		}
 	}()
-	NewDataNodes(0)
+	NewDataNodes(0, 0)
 }
 
 func TestDataNodesConcurrent(t *testing.T) {
 	t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
-	d := NewDataNodes(time.Minute)
+	d := NewDataNodes(time.Minute, 0)
 	var wg sync.WaitGroup
 	for g := range 4 {
 		wg.Go(func() {
@@ -115,7 +123,7 @@ func TestDataNodesConcurrent(t *testing.T) {
 
 func BenchmarkDataNodesHeartbeat(b *testing.B) {
 	t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
-	d := NewDataNodes(time.Minute)
+	d := NewDataNodes(time.Minute, 0)
 	ids := make([]string, 10000)
 	for i := range ids {
 		ids[i] = fmt.Sprintf("10.%d.%d.%d:9866", i/65536, i/256%256, i%256)

@@ -15,13 +15,17 @@
 // [Server] serves them over HTTP (with gin inside; its exported API is
 // net/http only):
 //
-//   - POST /v1/heartbeat: at most [MaxHeartbeatBytes] (else 413), parsed
+//   - POST /v1/heartbeat: application/json only (else 415: a web page
+//     cannot post one cross-site without a preflight), at most
+//     [MaxHeartbeatBytes] (else 413), parsed
 //     strictly by reports.ParseHeartbeat (exact field names, no unknown
 //     field, no field twice, nothing after the object, then
-//     reports.Heartbeat.Validate), and only then applied: the sender is
+//     reports.Heartbeat.Validate), checked against the limits (else 429
+//     naming the limit's key), and only then applied: the sender is
 //     registered or refreshed, and a report (field slowPeers present, even
-//     empty) replaces everything the sender said before. Any refusal is 400, 401 or 413 with {"error": "one line"}
-//     and changes nothing. The answer {"slow": bool} tells the sender
+//     empty) replaces everything the sender said before. Any refusal is
+//     400, 401, 413, 415 or 429 with {"error": "one line"} and changes
+//     nothing. The answer {"slow": bool} tells the sender
 //     whether its peers currently report it slow (HDFS-16320).
 //   - GET /slowpeers?top=N: the top N slow nodes (default
 //     dfs.datanode.max.nodes.to.report) in Hadoop trunk's SlowPeerJsonReport
@@ -34,10 +38,30 @@
 //     (the Go runtime under Hadoop's names); only true values, see
 //     [Server.Beans].
 //   - GET /metrics: Prometheus text, every family prefixed slowpeer_.
-//   - GET /v1/datanodes: the DataNode table.
+//   - GET /v1/datanodes[?limit=N][&after=ID]: the DataNode table, sorted
+//     by id; with limit, one page, and a Link header (rel="next") to the
+//     next one when more follow.
 //   - GET /v1/state: the valid reports with their arrival times and the
 //     DataNode table ([Snapshot], JSON), for a replica that starts; it
 //     needs the bearer token whenever one is set, GET or not.
+//
+// Every GET route answers HEAD too.
+//
+// # Limits
+//
+// What the service holds is bounded whatever its clients send, with or
+// without a token (limits.go): the DataNodes in the table
+// (Config.MaxDataNodes), the tracker's entries and slow nodes
+// (MaxTrackerEntries, MaxSlowNodes), the per-node series of /metrics (the
+// top MetricsSlowNodes slow nodes only), the connections served at once
+// (MaxConnections: over it, the one idle longest outside a request is
+// closed), the time to send a header (HeaderReadTimeout). DataNodes silent
+// for DataNodeForgetAfter leave the table. An error answer quotes input
+// clipped (reports.Clip), and comes after the rest of the request body
+// was read and discarded (at most 16 MiB, for at most 5 s), so that
+// clients that write their whole body before reading, such as Python's
+// urllib and Java's HttpURLConnection, read it instead of a reset
+// connection.
 //
 // # Restarts
 //
@@ -65,9 +89,10 @@
 //
 // # Time and goroutines
 //
-// [Server.Step] is the periodic work (delete expired reports, log each
-// DataNode death once); [Server.RunSteps] calls it every heartbeat
-// interval until its context ends. [Server.Serve] runs RunSteps and an
+// [Server.Step] is the periodic work (delete expired reports, forget long
+// dead DataNodes, log the DataNodes that came up and died, and the
+// refused requests, in a few summary lines); [Server.RunSteps] calls it
+// every heartbeat interval until its context ends. [Server.Serve] runs RunSteps and an
 // HTTP server on a listener, and on cancellation lets in-flight requests
 // finish within Config.ShutdownTimeout; [Server.Run] listens on
 // Config.Listen and serves there; [Server.RunStateFile] and
@@ -81,10 +106,16 @@
 //	slowpeer_heartbeats_received_total              counter   accepted heartbeats
 //	slowpeer_heartbeats_rejected_total{reason}      counter   refused heartbeats: malformed,
 //	                                                          unknown_field, too_many_peers,
-//	                                                          invalid, too_large, unauthorized
+//	                                                          invalid, too_large, unauthorized,
+//	                                                          unsupported_type, limit_datanodes,
+//	                                                          limit_tracker_entries, limit_slow_nodes
+//	slowpeer_http_requests_refused_total{code}      counter   4xx answers of every route, by status
+//	slowpeer_http_connections                       gauge     connections open (Serve only)
+//	slowpeer_http_connections_evicted_total         counter   connections closed for room under the cap
 //	slowpeer_slow_nodes                             gauge     nodes with a valid report
-//	slowpeer_slow_node_reporters{node}              gauge     reporters of each slow node; the
-//	                                                          series goes when the node stops being slow
+//	slowpeer_slow_node_reporters{node}              gauge     reporters of each of the top
+//	                                                          MetricsSlowNodes slow nodes; the series
+//	                                                          goes when the node leaves them
 //	slowpeer_tracker_entries                        gauge     (slow node, reporter) entries held
 //	slowpeer_datanodes{state="live"|"dead"}         gauge     the DataNode table
 //	slowpeer_http_request_duration_seconds{method,route}
@@ -96,6 +127,7 @@
 // matched route pattern or "unmatched".
 //
 // The access log is one log/slog record per request: Info, but Debug for
-// accepted heartbeats (thousands a second on a large cluster) and Error
-// for 5xx answers.
+// accepted heartbeats (thousands a second on a large cluster) and for 4xx
+// answers (Step logs a summary of those at most every 10 s: "refused N
+// requests in the last 10s: 401×…, 400×…"), and Error for 5xx answers.
 package namenode

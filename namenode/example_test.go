@@ -22,8 +22,10 @@ func Example() {
 
 	heartbeat := `{"node": "10.0.0.2:9866", "slowPeers": [{"node": "10.0.0.5:9866",` +
 		` "latencyMs": 31.5, "medianMs": 2, "madMs": 0.5, "upperLimitMs": 6}]}`
+	req := httptest.NewRequest("POST", namenode.HeartbeatPath, strings.NewReader(heartbeat))
+	req.Header.Set("Content-Type", "application/json")
 	w := httptest.NewRecorder()
-	h.ServeHTTP(w, httptest.NewRequest("POST", namenode.HeartbeatPath, strings.NewReader(heartbeat)))
+	h.ServeHTTP(w, req)
 	fmt.Println(w.Code, w.Body)
 
 	w = httptest.NewRecorder()

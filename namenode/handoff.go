@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"github.com/slowpeer/slowpeer/reports"
 )
 
 // DefaultRestoreTimeout bounds how long Restore waits for the replicas to
@@ -115,7 +116,7 @@ func fetchState(ctx context.Context, client *http.Client, base, token string) (S
 		return Snapshot{}, fmt.Errorf("get %s: %w", url, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return Snapshot{}, fmt.Errorf("get %s: %s: %s", url, resp.Status, truncate(body))
+		return Snapshot{}, fmt.Errorf("get %s: %s: %s", url, resp.Status, reports.Clip(string(body)))
 	}
 	st, err := ParseState(body)
 	if err != nil {

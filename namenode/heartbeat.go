@@ -4,23 +4,42 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"log/slog"
+	"mime"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/slowpeer/slowpeer/reports"
+	"github.com/slowpeer/slowpeer/tracker"
 )
 
 // The reasons a heartbeat is refused before or besides parsing, beyond
 // those of reports.ParseHeartbeat; all label
 // slowpeer_heartbeats_rejected_total.
 const (
-	reasonTooLarge     = "too_large"    // body over MaxHeartbeatBytes
-	reasonUnauthorized = "unauthorized" // missing or wrong bearer token
+	reasonTooLarge        = "too_large"        // body over MaxHeartbeatBytes
+	reasonUnauthorized    = "unauthorized"     // missing or wrong bearer token
+	reasonUnsupportedType = "unsupported_type" // Content-Type not application/json
+
+	// The limits (limits.go); answered 429.
+	reasonLimitDataNodes = "limit_datanodes"       // MaxDataNodes
+	reasonLimitEntries   = "limit_tracker_entries" // MaxTrackerEntries
+	reasonLimitSlowNodes = "limit_slow_nodes"      // MaxSlowNodes
 )
 
-var rejectReasons = append(reports.RejectReasons(), reasonTooLarge, reasonUnauthorized)
+var rejectReasons = append(reports.RejectReasons(), reasonTooLarge, reasonUnauthorized,
+	reasonUnsupportedType, reasonLimitDataNodes, reasonLimitEntries, reasonLimitSlowNodes)
+
+// statusOf is the status of a refusal by reason; 400 for the others.
+var statusOf = map[string]int{
+	reasonTooLarge:        http.StatusRequestEntityTooLarge,
+	reasonUnauthorized:    http.StatusUnauthorized,
+	reasonUnsupportedType: http.StatusUnsupportedMediaType,
+	reasonLimitDataNodes:  http.StatusTooManyRequests,
+	reasonLimitEntries:    http.StatusTooManyRequests,
+	reasonLimitSlowNodes:  http.StatusTooManyRequests,
+}
 
 var (
 	replySlow    = []byte(`{"slow":true}`)
@@ -33,15 +52,22 @@ var bodyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 const keepBufferBytes = 64 << 10
 
-// heartbeat handles POST /v1/heartbeat: it reads at most MaxHeartbeatBytes,
-// parses and validates the whole body, and only then registers the sender
-// and applies its report; a refused heartbeat changes nothing. It answers
-// whether the sender is itself reported slow (HDFS-16320).
+// heartbeat handles POST /v1/heartbeat: it wants application/json (so
+// that a web page cannot post one cross-site without a preflight), reads
+// at most MaxHeartbeatBytes, parses and validates the whole body, checks
+// the limits, and only then registers the sender and applies its report;
+// a refused heartbeat changes nothing. It answers whether the sender is
+// itself reported slow (HDFS-16320).
 //
 // Reference: DatanodeManager.handleHeartbeat (the DataNode's state, then
 // its slow-peer report).
 func (s *Server) heartbeat(c *gin.Context) {
 	r := c.Request
+	if !isJSON(r.Header.Get("Content-Type")) {
+		s.refuse(c, &reports.RejectError{Reason: reasonUnsupportedType,
+			Message: fmt.Sprintf("Content-Type %q, want application/json", reports.Clip(r.Header.Get("Content-Type")))})
+		return
+	}
 	if r.ContentLength > MaxHeartbeatBytes {
 		s.refuse(c, &reports.RejectError{Reason: reasonTooLarge, Message: tooLargeMsg})
 		return
@@ -68,12 +94,13 @@ func (s *Server) heartbeat(c *gin.Context) {
 	}
 
 	now := s.now()
-	if revived := s.nodes.Heartbeat(now, hb.Node); revived {
-		s.log.Info("datanode is live", slog.String("node", hb.Node))
+	revived, err := s.apply(now, hb)
+	if err != nil {
+		s.refuse(c, err)
+		return
 	}
-	s.nodes.SetHTTPAddress(hb.Node, hb.HTTPAddress)
-	if hb.HasReport() {
-		s.tracker.Report(now, hb.Node, hb.SlowPeers)
+	if revived {
+		s.registered.add(hb.Node)
 	}
 	s.metrics.heartbeats.Inc()
 	reply := replyNotSlow
@@ -83,16 +110,63 @@ func (s *Server) heartbeat(c *gin.Context) {
 	c.Data(http.StatusOK, "application/json", reply)
 }
 
+// apply registers the sender of hb and applies its report at now, or,
+// when a limit would be passed, does neither and returns a *RejectError
+// naming the limit's key.
+func (s *Server) apply(now time.Time, hb reports.Heartbeat) (revived bool, err error) {
+	s.ingest.Lock()
+	defer s.ingest.Unlock()
+	if !s.nodes.Admits(hb.Node) {
+		return false, limitError(reasonLimitDataNodes, MaxDataNodesKey, s.cfg.MaxDataNodes, "DataNodes")
+	}
+	if hb.HasReport() {
+		if err := s.tracker.Report(now, hb.Node, hb.SlowPeers); err != nil {
+			le, ok := errors.AsType[*tracker.LimitError](err)
+			switch {
+			case !ok:
+				panic("BUG: namenode: tracker.Report failed with " + err.Error())
+			case le.Limit == tracker.LimitEntries:
+				return false, limitError(reasonLimitEntries, MaxTrackerEntriesKey, le.Max, "slow-peer entries")
+			default:
+				return false, limitError(reasonLimitSlowNodes, MaxSlowNodesKey, le.Max, "slow nodes")
+			}
+		}
+	}
+	// Admits under s.ingest: the table has room.
+	revived, err = s.nodes.Heartbeat(now, hb.Node)
+	if err == nil {
+		s.nodes.SetHTTPAddress(hb.Node, hb.HTTPAddress)
+	}
+	return revived, err
+}
+
+// limitError is the refusal of a heartbeat that would pass a limit.
+func limitError(reason, key string, max int, what string) error {
+	return &reports.RejectError{Reason: reason,
+		Message: fmt.Sprintf("limit reached: the service holds at most %d %s (%s)", max, what, key)}
+}
+
+// isJSON reports whether a Content-Type is application/json, with or
+// without parameters (charset=utf-8).
+func isJSON(contentType string) bool {
+	if contentType == "application/json" { // what the agent sends
+		return true
+	}
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && mt == "application/json"
+}
+
 var tooLargeMsg = fmt.Sprintf("heartbeat body larger than %d bytes", MaxHeartbeatBytes)
 
 // refuse answers a heartbeat that is not applied, counting it by reason.
 func (s *Server) refuse(c *gin.Context, err error) {
-	reason, status := reports.ReasonMalformed, http.StatusBadRequest
+	reason := reports.ReasonMalformed
 	if re, ok := errors.AsType[*reports.RejectError](err); ok {
 		reason = re.Reason
 	}
-	if reason == reasonTooLarge {
-		status = http.StatusRequestEntityTooLarge
+	status, ok := statusOf[reason]
+	if !ok {
+		status = http.StatusBadRequest
 	}
 	s.metrics.reject(reason)
 	s.fail(c, status, "heartbeat: "+err.Error())

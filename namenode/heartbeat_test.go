@@ -138,6 +138,7 @@ func TestHeartbeatRefusedChangesNothing(t *testing.T) {
 	req := httptest.NewRequest("POST", HeartbeatPath, io.MultiReader(strings.NewReader(huge)))
 	req.ContentLength = -1
 	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
 	w := httptest.NewRecorder()
 	s.Handler().ServeHTTP(w, req)
 	wantError(t, w, 413, "larger than")
@@ -202,6 +203,7 @@ func BenchmarkHeartbeatHandler(b *testing.B) {
 			i := 0
 			for b.Loop() {
 				req := httptest.NewRequest("POST", HeartbeatPath, bytes.NewReader(bodies[i%len(bodies)]))
+				req.Header.Set("Content-Type", "application/json")
 				w := httptest.NewRecorder()
 				h.ServeHTTP(w, req)
 				if w.Code != http.StatusOK {

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/VictoriaMetrics/metrics"
 	"github.com/gin-gonic/gin"
+	"github.com/slowpeer/slowpeer/tracker"
 )
 
 // The Server's families. Every name is prefixed slowpeer_; each writer
@@ -23,6 +25,9 @@ const (
 	entriesFamily    = "slowpeer_tracker_entries"
 	dataNodesFamily  = "slowpeer_datanodes"
 	durationFamily   = "slowpeer_http_request_duration_seconds"
+	refusedFamily    = "slowpeer_http_requests_refused_total"
+	connsFamily      = "slowpeer_http_connections"
+	evictedFamily    = "slowpeer_http_connections_evicted_total"
 )
 
 // durationBuckets span a fast heartbeat (tens of µs) to a slow /jmx
@@ -37,6 +42,7 @@ var durationBuckets = []float64{
 type serverMetrics struct {
 	heartbeats metrics.Counter
 	rejected   map[string]*metrics.Counter // by reason; read-only after creation
+	refused    refusals                    // 4xx answers of every route
 	// added are the writers of other packages' families (AddMetrics);
 	// fixed once the Server serves.
 	added []func(io.Writer)
@@ -124,19 +130,23 @@ func (m *serverMetrics) writeDurations(w io.Writer) {
 }
 
 // writeStateMetrics writes the gauges read from the tracker and the table
-// at now: the slow nodes and their reporters, the live and dead DataNodes.
+// at now: the slow nodes and the reporters of the top MetricsSlowNodes of
+// them (sorted by name), the live and dead DataNodes.
 func (s *Server) writeStateMetrics(w io.Writer, now time.Time) {
-	counts := s.tracker.Counts(now) // copied out: nothing is formatted under the tracker's lock
+	// Copied out: nothing is formatted under the tracker's lock.
+	top, slow := s.tracker.TopCounts(now, s.cfg.MetricsSlowNodes)
+	slices.SortFunc(top, func(a, b tracker.NodeCount) int { return strings.Compare(a.Node, b.Node) })
 	writeFamilyHeader(w, entriesFamily, "gauge",
 		"(slow node, reporter) entries the tracker holds, valid or not yet expired.")
 	fmt.Fprintf(w, "%s %d\n", entriesFamily, s.tracker.Entries())
 	writeFamilyHeader(w, reportersFamily, "gauge",
-		"Number of nodes that currently report a node slow; a series exists only while the node is slow.")
-	for _, c := range counts {
+		"Number of nodes that currently report a node slow, for the top slow nodes only "+
+			"(slowpeer.namenode.metrics.slow.nodes); a series exists only while the node is among them.")
+	for _, c := range top {
 		fmt.Fprintf(w, "%s{node=%s} %d\n", reportersFamily, labelValue(c.Node), c.Reporters)
 	}
 	writeFamilyHeader(w, slowNodesFamily, "gauge", "Nodes with at least one valid slow-peer report.")
-	fmt.Fprintf(w, "%s %d\n", slowNodesFamily, len(counts))
+	fmt.Fprintf(w, "%s %d\n", slowNodesFamily, slow)
 	live, dead := s.nodes.Counts(now)
 	writeFamilyHeader(w, dataNodesFamily, "gauge",
 		"DataNodes known to the service, by state (live or dead, by Hadoop's heartbeat expiry rule).")
@@ -163,6 +173,14 @@ func (s *Server) serveMetrics(c *gin.Context) {
 func (s *Server) WriteMetrics(w io.Writer) {
 	bw := bufio.NewWriter(w)
 	s.metrics.writeCounters(bw)
+	s.metrics.refused.write(bw)
+	if l := s.conns.Load(); l != nil {
+		writeFamilyHeader(bw, connsFamily, "gauge", "HTTP connections open (slowpeer.namenode.max.connections caps them).")
+		fmt.Fprintf(bw, "%s %d\n", connsFamily, l.open())
+		writeFamilyHeader(bw, evictedFamily, "counter",
+			"HTTP connections closed outside a request to make room under the connection cap.")
+		fmt.Fprintf(bw, "%s %d\n", evictedFamily, l.evicted.Load())
+	}
 	s.writeStateMetrics(bw, s.now())
 	s.metrics.writeDurations(bw)
 	for _, write := range s.metrics.added {

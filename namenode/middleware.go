@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"github.com/slowpeer/slowpeer/reports"
 )
 
 // errorBody is the answer to every request the Server refuses:
@@ -19,10 +20,17 @@ type errorBody struct {
 	Error string `json:"error"`
 }
 
-// fail aborts the request with status and a one-line JSON error, and keeps
-// the message for the access log.
+// maxErrorBytes bounds the message of an error answer. Messages quote
+// input clipped already (reports.Clip); this bounds the rest.
+const maxErrorBytes = 300
+
+// fail aborts the request with status and a one-line JSON error of at most
+// maxErrorBytes, and keeps the message for the access log.
 func (s *Server) fail(c *gin.Context, status int, msg string) {
 	msg = strings.Join(strings.Fields(msg), " ")
+	if len(msg) > maxErrorBytes {
+		msg = reports.ClipTo(msg, maxErrorBytes)
+	}
 	c.Set(logErrorKey, msg)
 	c.AbortWithStatusJSON(status, errorBody{Error: msg})
 }
@@ -52,10 +60,11 @@ func methodLabel(method string) string {
 }
 
 // accessLog times every request into the duration histograms (labelled
-// with methodLabel and the matched route pattern) and writes
-// one structured log record for it: at Info level, but Debug for accepted
-// heartbeats (a large cluster sends thousands a second) and Error for
-// answers of 500 and above.
+// with methodLabel and the matched route pattern), counts 4xx answers, and
+// writes one structured log record for it: at Info level, but Debug for
+// accepted heartbeats (a large cluster sends thousands a second) and for
+// 4xx answers (a flood of bad requests would flood the log; Step logs a
+// summary of them instead), and Error for answers of 500 and above.
 func (s *Server) accessLog(c *gin.Context) {
 	start := time.Now()
 	c.Next()
@@ -67,11 +76,12 @@ func (s *Server) accessLog(c *gin.Context) {
 	s.metrics.observe(methodLabel(c.Request.Method), route, took)
 
 	status := c.Writer.Status()
+	s.metrics.refused.add(status)
 	level := slog.LevelInfo
 	switch {
 	case status >= 500:
 		level = slog.LevelError
-	case status < 300 && route == HeartbeatPath:
+	case status >= 400, status < 300 && route == HeartbeatPath:
 		level = slog.LevelDebug
 	}
 	ctx := c.Request.Context()
@@ -86,7 +96,7 @@ func (s *Server) accessLog(c *gin.Context) {
 		slog.String("client", c.ClientIP()),
 		slog.Int("bytes", max(c.Writer.Size(), 0)),
 	}
-	if msg, ok := c.Get(logErrorKey); ok {
+	if msg, ok := c.Get(logErrorKey); ok && status >= 400 {
 		attrs = append(attrs, slog.Any("error", msg))
 	}
 	s.log.LogAttrs(ctx, level, "http request", attrs...)

@@ -17,21 +17,38 @@ type StepResult struct {
 	Expired int
 	// Died lists, sorted, the DataNodes found dead since the last Step.
 	Died []string
+	// Forgotten is the number of DataNodes dropped from the table, silent
+	// for longer than DataNodeForgetAfter.
+	Forgotten int
 }
 
 // Step is the Server's periodic work at now: it deletes expired slow-peer
-// reports and logs each DataNode that has died since the last Step. Reads
-// never depend on it (expired reports are never shown, and live/dead is
-// decided at read time); it bounds memory and reports deaths once.
-// RunSteps calls it every HeartbeatInterval.
+// reports, forgets DataNodes silent for longer than DataNodeForgetAfter,
+// and logs what happened since the last Step in a few lines, whatever the
+// number of nodes or requests: the DataNodes that registered or came back,
+// those that died (each death once), and at most every summaryEvery the
+// requests refused. Reads never depend on it (expired reports are never
+// shown, and live/dead is decided at read time); it bounds memory and
+// logs. RunSteps calls it every HeartbeatInterval.
 func (s *Server) Step(now time.Time) StepResult {
-	res := StepResult{Expired: s.tracker.Expire(now), Died: s.nodes.Check(now)}
-	for _, n := range res.Died {
-		s.log.Warn("datanode is dead", slog.String("node", n),
-			slog.Duration("deadAfter", s.cfg.DeadAfter()))
+	res := StepResult{
+		Expired:   s.tracker.Expire(now),
+		Died:      s.nodes.Check(now),
+		Forgotten: s.nodes.Forget(now, s.cfg.DataNodeForgetAfter),
+	}
+	names, n := s.registered.take()
+	logNodes(s.log, slog.LevelInfo, "datanodes are live", names, n)
+	logNodes(s.log, slog.LevelWarn, "datanodes are dead", res.Died, len(res.Died),
+		slog.Duration("deadAfter", s.cfg.DeadAfter()))
+	if res.Forgotten > 0 {
+		s.log.Info("forgot dead datanodes", slog.Int("count", res.Forgotten),
+			slog.Duration("silentFor", s.cfg.DataNodeForgetAfter))
 	}
 	if res.Expired > 0 {
 		s.log.Debug("expired slow-peer reports", slog.Int("entries", res.Expired))
+	}
+	if line := s.metrics.refused.summary(now); line != "" {
+		s.log.Warn(line)
 	}
 	return res
 }
@@ -67,17 +84,24 @@ func (s *Server) Run(ctx context.Context) error {
 // ShutdownTimeout, closes what is left and returns. It returns nil after a
 // clean shutdown, and an error when the listener fails or requests had to
 // be cut off. It closes ln. Serve (or Run) may be called once.
+//
+// It serves at most MaxConnections connections at once (limitListener),
+// and gives a client HeaderReadTimeout to send a request header.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	addr := ln.Addr().String()
 	s.addr.Store(&addr)
 	h := s.Handler()
+	limited := newLimitListener(ln, s.cfg.MaxConnections)
+	s.conns.Store(limited)
+	ln = limited
 	if s.cfg.AuthToken == "" {
 		s.log.Warn("no auth token: anyone who can reach the service can post heartbeats and slow-peer reports",
 			slog.String("listen", addr))
 	}
 	srv := &http.Server{
 		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
+		ConnContext:       withConn,
+		ReadHeaderTimeout: s.cfg.HeaderReadTimeout,
 		ReadTimeout:       time.Minute,
 		WriteTimeout:      time.Minute,
 		IdleTimeout:       2 * time.Minute,

@@ -184,7 +184,7 @@ func TestRunSteps(t *testing.T) {
 
 		time.Sleep(cfg.DeadAfter() + cfg.HeartbeatInterval)
 		synctest.Wait()
-		if n := strings.Count(logs.String(), `msg="datanode is dead" node=10.0.0.2:9866`); n != 1 {
+		if n := strings.Count(logs.String(), `msg="datanodes are dead" deadAfter=10m30s count=1 nodes=10.0.0.2:9866`); n != 1 {
 			t.Fatalf("death logged %d times:\n%s", n, logs)
 		}
 		if s.Tracker().Entries() != 1 {
@@ -195,7 +195,7 @@ func TestRunSteps(t *testing.T) {
 		if n := s.Tracker().Entries(); n != 0 {
 			t.Fatalf("%d entries left after expiry", n)
 		}
-		if n := strings.Count(logs.String(), "datanode is dead"); n != 1 {
+		if n := strings.Count(logs.String(), "datanodes are dead"); n != 1 {
 			t.Fatalf("death logged %d times", n)
 		}
 		cancel()

@@ -48,8 +48,18 @@ type Server struct {
 	// the hash of the presented token; unused when AuthToken is empty.
 	authHash [32]byte
 
+	// ingest makes a heartbeat's admission checks and its changes to the
+	// table and the tracker one step, so that a refused heartbeat changes
+	// nothing.
+	ingest sync.Mutex
+	// registered collects the DataNodes that came up, for Step's log.
+	registered nodeEvents
+
 	serving atomic.Bool
-	addr    atomic.Pointer[string] // the address Serve listens on
+	addr    atomic.Pointer[string]        // the address Serve listens on
+	conns   atomic.Pointer[limitListener] // Serve's listener, for /metrics
+	// heads are the paths with a HEAD route (most added with their GET).
+	heads map[string]bool
 }
 
 var setGinMode sync.Once
@@ -61,11 +71,15 @@ func New(cfg Config) (*Server, error) {
 	}
 	setGinMode.Do(func() { gin.SetMode(gin.ReleaseMode) })
 	s := &Server{
-		cfg:     cfg,
-		log:     cfg.Logger,
-		now:     cfg.Now,
-		tracker: tracker.New(cfg.ReportValidity()),
-		nodes:   NewDataNodes(cfg.DeadAfter()),
+		cfg: cfg,
+		log: cfg.Logger,
+		now: cfg.Now,
+		tracker: tracker.NewLimited(cfg.ReportValidity(), tracker.Limits{
+			MaxEntries:   cfg.MaxTrackerEntries,
+			MaxSlowNodes: cfg.MaxSlowNodes,
+		}),
+		nodes: NewDataNodes(cfg.DeadAfter(), cfg.MaxDataNodes),
+		heads: make(map[string]bool),
 	}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -90,16 +104,16 @@ func New(cfg Config) (*Server, error) {
 	if err := e.SetTrustedProxies(nil); err != nil {
 		return nil, fmt.Errorf("namenode: %w", err)
 	}
-	e.Use(s.accessLog, gin.CustomRecoveryWithWriter(nil, s.recovered), s.auth)
+	e.Use(s.prepare, s.accessLog, gin.CustomRecoveryWithWriter(nil, s.recovered), s.auth)
 	e.NoRoute(func(c *gin.Context) { s.fail(c, http.StatusNotFound, "no such path") })
 	e.NoMethod(func(c *gin.Context) { s.fail(c, http.StatusMethodNotAllowed, "method not allowed") })
-	e.POST(HeartbeatPath, s.heartbeat)
-	e.GET(SlowPeersPath, s.slowPeers)
-	e.GET(JMXPath, s.jmx)
-	e.GET(MetricsPath, s.serveMetrics)
-	e.GET(DataNodesPath, s.dataNodes)
-	e.GET(StatePath, s.serveState)
 	s.engine = e
+	e.POST(HeartbeatPath, s.heartbeat)
+	s.get(SlowPeersPath, s.slowPeers)
+	s.get(JMXPath, s.jmx)
+	s.get(MetricsPath, s.serveMetrics)
+	s.get(DataNodesPath, s.dataNodes)
+	s.get(StatePath, s.serveState)
 	return s, nil
 }
 
@@ -108,7 +122,10 @@ func New(cfg Config) (*Server, error) {
 // HiveServer picker's /rest/hiveserver/send, for instance). They get what
 // every route gets: the access log, panic recovery, the bearer-token check
 // on every request that is not a GET, HEAD or OPTIONS, and the
-// request-duration histogram, labelled with path. path is a pattern:
+// request-duration histogram, labelled with path. A GET route answers
+// HEAD too, with the same handler (net/http drops the body); a HEAD route
+// for a path that has its GET already is that one, and h is not used.
+// path is a pattern:
 // ":name" matches one segment, "*name" the rest. Call Handle before
 // Handler, Run or Serve; it panics once the Server serves, and for a path
 // that is already taken.
@@ -116,7 +133,27 @@ func (s *Server) Handle(method, path string, h http.Handler) {
 	if s.serving.Load() {
 		panic("BUG: namenode.Server.Handle called after the server started serving")
 	}
-	s.engine.Handle(method, path, gin.WrapH(h))
+	switch method {
+	case http.MethodGet:
+		s.get(path, gin.WrapH(h))
+	case http.MethodHead:
+		if !s.heads[path] {
+			s.engine.HEAD(path, gin.WrapH(h))
+			s.heads[path] = true
+		}
+	default:
+		s.engine.Handle(method, path, gin.WrapH(h))
+	}
+}
+
+// get adds a GET route and, unless the path has one, the same for HEAD,
+// as DESIGN.md wants: "HEAD works wherever GET does".
+func (s *Server) get(path string, h gin.HandlerFunc) {
+	s.engine.GET(path, h)
+	if !s.heads[path] {
+		s.engine.HEAD(path, h)
+		s.heads[path] = true
+	}
 }
 
 // Handler returns the Server's HTTP handler. After it, Handle and

@@ -71,7 +71,8 @@ func newTestServer(t testing.TB, edit func(*Config)) (*Server, *fakeClock, *logB
 }
 
 // do sends one request through the Server's handler; header holds
-// name, value pairs.
+// name, value pairs. A POST is application/json unless header says
+// otherwise.
 func do(t testing.TB, s *Server, method, target, body string, header ...string) *httptest.ResponseRecorder {
 	t.Helper()
 	var r io.Reader
@@ -79,6 +80,9 @@ func do(t testing.TB, s *Server, method, target, body string, header ...string) 
 		r = strings.NewReader(body)
 	}
 	req := httptest.NewRequest(method, target, r)
+	if method == http.MethodPost {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
@@ -206,7 +210,7 @@ func TestAccessLog(t *testing.T) {
 	mustHeartbeat(t, s, report("10.0.0.2:9866"))
 	l := logs.String()
 	for _, want := range []string{
-		`level=INFO msg="http request" method=GET path=/slowpeers status=400`,
+		`level=DEBUG msg="http request" method=GET path=/slowpeers status=400`,
 		`error="top: want a whole number from 1 to 100000, got \"x\""`,
 		`level=DEBUG msg="http request" method=POST path=/v1/heartbeat status=200`,
 	} {

@@ -134,7 +134,7 @@ func ParseState(data []byte) (Snapshot, error) {
 		return Snapshot{}, errors.New("state: data after the document")
 	}
 	if doc.Format != StateFormat {
-		return Snapshot{}, fmt.Errorf("state: format %q, want %q", truncate([]byte(doc.Format)), StateFormat)
+		return Snapshot{}, fmt.Errorf("state: format %q, want %q", reports.Clip(doc.Format), StateFormat)
 	}
 	if doc.Version != StateVersion {
 		return Snapshot{}, fmt.Errorf("state: version %d, this program reads %d", doc.Version, StateVersion)

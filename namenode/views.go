@@ -3,9 +3,11 @@ package namenode
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 
 	"github.com/gin-gonic/gin"
+	"github.com/slowpeer/slowpeer/reports"
 )
 
 // slowPeers handles GET /slowpeers?top=N: the top N slow nodes in Hadoop
@@ -26,7 +28,7 @@ func (s *Server) slowPeers(c *gin.Context) {
 func parseTop(q string) (int, error) {
 	n, err := strconv.Atoi(q)
 	if err != nil || n < 1 || n > MaxTop {
-		return 0, fmt.Errorf("top: want a whole number from 1 to %d, got %q", MaxTop, truncate([]byte(q)))
+		return 0, fmt.Errorf("top: want a whole number from 1 to %d, got %q", MaxTop, reports.Clip(q))
 	}
 	return n, nil
 }
@@ -40,22 +42,31 @@ type dataNodeJSON struct {
 	LastHeartbeatMs int64 `json:"lastHeartbeat"`
 }
 
-// dataNodes handles GET /v1/datanodes: every node with its state, sorted
-// by node id.
+// dataNodes handles GET /v1/datanodes[?limit=N][&after=ID]: the nodes
+// with their state, sorted by node id, as the JSON array of DESIGN.md.
+// Without limit it is every node (at most MaxDataNodes). With limit, at
+// most N nodes whose id sorts after ID; when more follow, a Link header
+// (RFC 8288, rel="next") gives the URL of the next page, so the body keeps
+// its shape.
 func (s *Server) dataNodes(c *gin.Context) {
-	list := s.nodes.List(s.now())
+	limit := 0
+	if q, ok := c.GetQuery("limit"); ok {
+		n, err := strconv.Atoi(q)
+		if err != nil || n < 1 || n > s.cfg.MaxDataNodes {
+			s.fail(c, http.StatusBadRequest, fmt.Sprintf("limit: want a whole number from 1 to %d, got %q", s.cfg.MaxDataNodes, reports.Clip(q)))
+			return
+		}
+		limit = n
+	}
+	after := c.Query("after")
+	list, more := s.nodes.Page(s.now(), after, limit)
+	if more {
+		next := url.Values{"limit": {strconv.Itoa(limit)}, "after": {list[len(list)-1].Node}}
+		c.Header("Link", fmt.Sprintf("<%s?%s>; rel=\"next\"", DataNodesPath, next.Encode()))
+	}
 	out := make([]dataNodeJSON, len(list))
 	for i, n := range list {
 		out[i] = dataNodeJSON{Node: n.Node, State: n.State, LastHeartbeatMs: n.LastHeartbeat.UnixMilli()}
 	}
 	c.JSON(http.StatusOK, out)
-}
-
-// truncate keeps error messages one short line.
-func truncate(b []byte) string {
-	const max = 40
-	if len(b) > max {
-		return string(b[:max]) + "…"
-	}
-	return string(b)
 }

@@ -84,7 +84,7 @@ func (h Heartbeat) Validate() error {
 			return fmt.Errorf("slowPeers[%d]: %w", i, err)
 		}
 		if _, dup := seen[p.Node]; dup {
-			return fmt.Errorf("slowPeers[%d]: node %q named twice", i, p.Node)
+			return fmt.Errorf("slowPeers[%d]: node %q named twice", i, Clip(p.Node))
 		}
 		seen[p.Node] = struct{}{}
 	}
@@ -126,19 +126,19 @@ func ValidateNode(id string) error {
 	}
 	host, port, err := net.SplitHostPort(id)
 	if err != nil {
-		return fmt.Errorf("node id %q is not host:port", id)
+		return fmt.Errorf("node id %q is not host:port", Clip(id))
 	}
 	if host == "" || len(host) > 255 {
-		return fmt.Errorf("node id %q has a bad host", id)
+		return fmt.Errorf("node id %q has a bad host", Clip(id))
 	}
 	for _, c := range host {
 		if c <= ' ' || c == 0x7f || c == '/' || c == '"' || c == '\\' {
-			return fmt.Errorf("node id %q has a bad host", id)
+			return fmt.Errorf("node id %q has a bad host", Clip(id))
 		}
 	}
 	n, err := strconv.ParseUint(port, 10, 16)
 	if err != nil || n == 0 || port[0] == '0' {
-		return fmt.Errorf("node id %q has a bad port", id)
+		return fmt.Errorf("node id %q has a bad port", Clip(id))
 	}
 	return nil
 }

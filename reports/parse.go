@@ -85,7 +85,7 @@ func ParseHeartbeat(data []byte) (Heartbeat, error) {
 			hb.HTTPAddress = s
 			return err
 		default:
-			return &RejectError{ReasonUnknownField, fmt.Sprintf("unknown field %q", key)}
+			return &RejectError{ReasonUnknownField, fmt.Sprintf("unknown field %q", Clip(string(key)))}
 		}
 	})
 	if err != nil {
@@ -195,7 +195,7 @@ func (sc *scanner) peer(i int) (SlowPeer, error) {
 		case "upperLimitMs":
 			bit, dst = fieldUpperLimit, &p.UpperLimitMs
 		default:
-			return &RejectError{ReasonUnknownField, fmt.Sprintf("%s: unknown field %q", what, key)}
+			return &RejectError{ReasonUnknownField, fmt.Sprintf("%s: unknown field %q", what, Clip(string(key)))}
 		}
 		if seen&bit != 0 {
 			return malformed("%s: field %s given twice", what, key)

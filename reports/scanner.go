@@ -193,16 +193,7 @@ func (sc *scanner) number(what fieldPath) (float64, error) {
 	text := sc.data[start:sc.pos]
 	f, err := strconv.ParseFloat(string(text), 64)
 	if err != nil {
-		return 0, &RejectError{ReasonInvalid, fmt.Sprintf("%s: %s does not fit a float64", what, truncate(text))}
+		return 0, &RejectError{ReasonInvalid, fmt.Sprintf("%s: %s does not fit a float64", what, Clip(string(text)))}
 	}
 	return f, nil
-}
-
-// truncate keeps error messages one short line.
-func truncate(b []byte) string {
-	const max = 40
-	if len(b) > max {
-		return string(b[:max]) + "…"
-	}
-	return string(b)
 }

@@ -165,6 +165,9 @@ func (t *Tracker) linkLocked(r, s uint32, p *reports.SlowPeer) {
 		return
 	}
 	slow.sum.added(arrival, p.LatencyMs)
+	if len(slow.reportedBy) == 0 {
+		t.slow++
+	}
 	slow.lastReport, slow.lastReportRef = t.reportCount, uint32(len(rep.reports))
 	if len(slow.reportedBy) == cap(slow.reportedBy) {
 		slow.reportedBy = grown(slow.reportedBy)
@@ -205,6 +208,9 @@ func (t *Tracker) unlinkLocked(s, at uint32, arrival instant) {
 		t.nodes[moved.reporter].reports[moved.refIndex].index = at
 	}
 	slow.reportedBy = shrunk(slow.reportedBy[:last])
+	if last == 0 {
+		t.slow--
+	}
 }
 
 // emptiedFor returns refs emptied, with room for n and not much more.

@@ -235,6 +235,15 @@ func checkInvariants(t *testing.T, tr *Tracker) {
 		heldByReporters += len(n.reports)
 		heldBySlow += len(n.reportedBy)
 	}
+	slow := 0
+	for i := range tr.nodes {
+		if len(tr.nodes[i].reportedBy) > 0 {
+			slow++
+		}
+	}
+	if slow != tr.slow {
+		t.Errorf("slow = %d, but %d nodes are reported", tr.slow, slow)
+	}
 	if heldByReporters != tr.entries || heldBySlow != tr.entries {
 		t.Errorf("entries = %d, but reporters hold %d and slow nodes %d", tr.entries, heldByReporters, heldBySlow)
 	}

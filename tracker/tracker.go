@@ -34,6 +34,7 @@ import (
 // reused, but the id table keeps the size of the most nodes known at once.
 type Tracker struct {
 	validity time.Duration
+	limits   Limits
 
 	mu          sync.Mutex
 	epoch       time.Time         // the first time passed in; instants count from it
@@ -43,6 +44,7 @@ type Tracker struct {
 	arrivals    []instant         // indexed by id: when the node's current report arrived
 	free        []uint32          // released ids, reused before nodes grows
 	entries     int               // (slow node, reporter) entries held
+	slow        int               // nodes with a non-empty reportedBy list
 	touched     []uint32          // scratch: the slow nodes of the report being replaced
 	best        []rank            // scratch: Top's selection heap
 	reportCount uint64            // number of Report calls; marks the entries each gave
@@ -66,18 +68,25 @@ func New(validity time.Duration) *Tracker {
 // Unlike DatanodeManager.handleHeartbeat, which adds each slow peer and
 // leaves earlier ones standing, a report here is the whole truth of its
 // reporter at now.
-func (t *Tracker) Report(now time.Time, reporter string, peers []reports.SlowPeer) {
+//
+// A report that would take the Tracker past its Limits (NewLimited) is
+// refused whole with a *LimitError; reporter's earlier report then stands.
+func (t *Tracker) Report(now time.Time, reporter string, peers []reports.SlowPeer) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	arrival := t.instant(now)
 	r, known := t.ids[reporter]
+	if !known && len(peers) == 0 {
+		return nil
+	}
+	if err := t.admitLocked(r, known, reporter, peers); err != nil {
+		return err
+	}
+	arrival := t.instant(now)
 	if !known {
-		if len(peers) == 0 {
-			return
-		}
 		r = t.intern(reporter)
 	}
 	t.replaceLocked(r, arrival, reporter, peers)
+	return nil
 }
 
 // Top returns up to n slow nodes with at least one valid report at now: most

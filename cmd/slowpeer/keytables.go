@@ -68,6 +68,20 @@ var namenodeKeys = keys[namenode.Config]{
 		field: func(c *namenode.Config) any { return &c.HeartbeatRecheckInterval }},
 	{name: namenode.StaleIntervalKey, unit: millis,
 		field: func(c *namenode.Config) any { return &c.StaleInterval }},
+	{name: namenode.MaxDataNodesKey, unit: count, min: 1, max: 100_000_000,
+		field: func(c *namenode.Config) any { return &c.MaxDataNodes }},
+	{name: namenode.MaxTrackerEntriesKey, unit: count, min: 1, max: 100_000_000,
+		field: func(c *namenode.Config) any { return &c.MaxTrackerEntries }},
+	{name: namenode.MaxSlowNodesKey, unit: count, min: 1, max: 100_000_000,
+		field: func(c *namenode.Config) any { return &c.MaxSlowNodes }},
+	{name: namenode.MetricsSlowNodesKey, unit: count, min: 0, max: namenode.MaxTop,
+		field: func(c *namenode.Config) any { return &c.MetricsSlowNodes }},
+	{name: namenode.DataNodeForgetAfterKey, unit: millis,
+		field: func(c *namenode.Config) any { return &c.DataNodeForgetAfter }},
+	{name: namenode.MaxConnectionsKey, unit: count, min: 1, max: 1 << 20,
+		field: func(c *namenode.Config) any { return &c.MaxConnections }},
+	{name: namenode.HeaderReadTimeoutKey, unit: millis,
+		field: func(c *namenode.Config) any { return &c.HeaderReadTimeout }},
 }
 
 var hiveserverKeys = keys[hiveserver.Config]{

@@ -60,7 +60,9 @@ func TestRulesUseExportedMetrics(t *testing.T) {
 	post := func(body string) {
 		t.Helper()
 		w := httptest.NewRecorder()
-		s.Handler().ServeHTTP(w, httptest.NewRequest("POST", namenode.HeartbeatPath, strings.NewReader(body)))
+		req := httptest.NewRequest("POST", namenode.HeartbeatPath, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		s.Handler().ServeHTTP(w, req)
 		if w.Code != 200 {
 			t.Fatalf("heartbeat: %d %s", w.Code, w.Body)
 		}

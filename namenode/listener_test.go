@@ -1,0 +1,202 @@
+package namenode
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"syscall"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// pipeListener is a net.Listener whose connections are net.Pipe ends
+// handed in by the test.
+type pipeListener struct {
+	conns  chan net.Conn
+	closed chan struct{}
+}
+
+func newPipeListener() *pipeListener {
+	return &pipeListener{conns: make(chan net.Conn), closed: make(chan struct{})}
+}
+
+func (l *pipeListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.conns:
+		return c, nil
+	case <-l.closed:
+		return nil, net.ErrClosed
+	}
+}
+func (l *pipeListener) Close() error   { close(l.closed); return nil }
+func (l *pipeListener) Addr() net.Addr { return &net.TCPAddr{} }
+
+// dial hands the listener a new connection and returns the client end.
+func (l *pipeListener) dial() net.Conn {
+	server, client := net.Pipe()
+	l.conns <- server
+	return client
+}
+
+// isClosed reports whether the server end of client was closed.
+func isClosed(client net.Conn) bool {
+	client.SetReadDeadline(time.Now().Add(time.Millisecond))
+	_, err := client.Read(make([]byte, 1))
+	return errors.Is(err, io.EOF)
+}
+
+// Over the cap, the connection outside a request the longest is closed;
+// one inside a request never is: the new one waits for it to leave.
+func TestLimitListenerEvictsIdleOnly(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		pl := newPipeListener()
+		l := newLimitListener(pl, 2)
+		type accepted struct {
+			c   net.Conn
+			err error
+		}
+		accept := func() chan accepted {
+			ch := make(chan accepted, 1)
+			go func() {
+				c, err := l.Accept()
+				ch <- accepted{c, err}
+			}()
+			return ch
+		}
+		get := func(ch chan accepted) *limitedConn {
+			t.Helper()
+			synctest.Wait()
+			select {
+			case a := <-ch:
+				if a.err != nil {
+					t.Fatal(a.err)
+				}
+				return a.c.(*limitedConn)
+			default:
+				t.Fatal("Accept still waits")
+				return nil
+			}
+		}
+		ch := accept()
+		c1 := pl.dial()
+		lc1 := get(ch)
+		time.Sleep(time.Second) // lc1 is older than lc2
+		ch = accept()
+		c2 := pl.dial()
+		lc2 := get(ch)
+		lc1.enter()
+		lc2.enter()
+
+		// Both inside a request: the third waits, nobody is closed.
+		ch = accept()
+		c3 := pl.dial()
+		synctest.Wait()
+		if len(ch) != 0 || l.evicted.Load() != 0 || isClosed(c1) || isClosed(c2) {
+			t.Fatal("a connection inside a request was closed, or the cap was passed")
+		}
+		// lc2 leaves its request (keep-alive): it is the one closed.
+		lc2.leave()
+		lc3 := get(ch)
+		if !isClosed(c2) || isClosed(c1) || l.evicted.Load() != 1 || l.open() != 2 {
+			t.Fatalf("evicted %d, open %d; want c2 closed, c1 open", l.evicted.Load(), l.open())
+		}
+		// Closing the listener ends an Accept that waits for a slot.
+		lc3.enter()
+		ch = accept()
+		c4 := pl.dial()
+		synctest.Wait()
+		l.Close()
+		synctest.Wait()
+		if a := <-ch; !errors.Is(a.err, net.ErrClosed) || !isClosed(c4) {
+			t.Fatalf("Accept after Close = %v", a.err)
+		}
+		lc1.Close()
+		lc1.Close() // gives its slot back once
+		if l.open() != 1 {
+			t.Fatalf("open = %d after closing one of two", l.open())
+		}
+		c1.Close()
+		c3.Close()
+	})
+}
+
+// The load test of issue 9: 600 connections that dribble their headers
+// against a cap of 500 (and a header timeout of a minute), then a normal
+// heartbeat must be answered at once.
+func TestConnectionCapKeepsHeartbeatsIn(t *testing.T) {
+	const dribblers, capacity = 600, 500
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err == nil && lim.Cur < 2*dribblers+200 {
+		t.Skipf("needs %d open files, the limit is %d", 2*dribblers+200, lim.Cur)
+	}
+	s, _, _ := newTestServer(t, func(c *Config) {
+		c.MaxConnections = capacity
+		c.HeaderReadTimeout = time.Minute
+	})
+	base, _ := serve(t, s)
+	addr := strings.TrimPrefix(base, "http://")
+	var conns []net.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for i := range dribblers {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatalf("dial %d: %v", i, err)
+		}
+		conns = append(conns, c)
+		fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: nn\r\nX-Slow: ", HeartbeatPath)
+	}
+	// The dribblers go on, a byte each, while the heartbeat is sent.
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for {
+			for _, c := range conns {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				c.SetWriteDeadline(time.Now().Add(10 * time.Millisecond))
+				c.Write([]byte("x"))
+			}
+		}
+	}()
+
+	body := []byte(`{"node":"10.0.0.1:9866","slowPeers":[]}`)
+	client := &http.Client{Timeout: 20 * time.Second}
+	start := time.Now()
+	resp, err := client.Post(base+HeartbeatPath, "application/json", bytes.NewReader(body))
+	took := time.Since(start)
+	if err != nil {
+		t.Fatalf("heartbeat under the flood: %v after %v", err, took)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("heartbeat under the flood: %d", resp.StatusCode)
+	}
+	// The bound: far below the header timeout the dribblers would hold
+	// their slots for.
+	if took > 5*time.Second {
+		t.Fatalf("heartbeat answered after %v", took)
+	}
+	l := s.conns.Load()
+	if open := l.open(); open > capacity {
+		t.Fatalf("%d connections open, cap %d", open, capacity)
+	}
+	if n := l.evicted.Load(); n < dribblers-capacity {
+		t.Fatalf("%d connections evicted, want at least %d", n, dribblers-capacity)
+	}
+	t.Logf("heartbeat answered in %v with %d dribbling connections, cap %d, %d evicted", took, dribblers, capacity, l.evicted.Load())
+	if s.DataNodes().Len() != 1 {
+		t.Fatal("heartbeat not applied")
+	}
+}
