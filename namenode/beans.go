@@ -34,7 +34,7 @@ const fsNamesystemClass = "org.apache.hadoop.hdfs.server.namenode.FSNamesystem"
 //     (null: the service tracks no disks) and State, from Config.State,
 //     when the service knows its leadership.
 //   - FSNamesystemState (FSNamesystemMBean): FSState, NumLiveDataNodes,
-//     NumDeadDataNodes and NumStaleDataNodes (by Config.StaleInterval).
+//     NumDeadDataNodes and NumStaleDataNodes (by Config.StaleAfter).
 //   - NameNodeInfo (NameNodeMXBean): SoftwareVersion, LiveNodes and
 //     DeadNodes (see nodeInfoJSON).
 //   - JvmMetrics: the Go runtime under Hadoop's JvmMetrics names (see
@@ -42,7 +42,7 @@ const fsNamesystemClass = "org.apache.hadoop.hdfs.server.namenode.FSNamesystem"
 func (s *Server) Beans(now time.Time) []jmx.Bean {
 	report := slowNodesJSON(s.tracker.Top(now, s.cfg.MaxNodesToReport))
 	live, dead := s.nodes.Counts(now)
-	stale := s.nodes.Stale(now, s.cfg.StaleInterval)
+	stale := s.nodes.Stale(now, s.cfg.StaleAfter())
 	nodes := s.nodes.List(now)
 
 	status := []jmx.Attr{

@@ -205,6 +205,14 @@ func (c Config) DeadAfter() time.Duration {
 	return DeadAfter(c.HeartbeatInterval, c.HeartbeatRecheckInterval)
 }
 
+// StaleAfter returns how long a live DataNode may be silent before it is
+// stale: StaleInterval, but at least three heartbeat intervals, as
+// DatanodeManager.getStaleIntervalFromConf resets a shorter interval to
+// dfs.namenode.stale.datanode.minimum.interval (3) heartbeats.
+func (c Config) StaleAfter() time.Duration {
+	return max(c.StaleInterval, 3*c.HeartbeatInterval)
+}
+
 // DeadAfter returns Hadoop's heartbeat expiry: 2 × recheck + 10 ×
 // heartbeat interval (DatanodeManager.heartbeatExpireInterval). With the
 // defaults it is 10m30s.

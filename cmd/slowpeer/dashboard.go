@@ -12,14 +12,6 @@ import (
 // dashboardMaxSlowNodes bounds the slow nodes the dashboard lists.
 const dashboardMaxSlowNodes = 100
 
-// dashboardStaleAfter is when a live DataNode shows as stale: Hadoop's
-// dfs.namenode.stale.datanode.interval default (30 s), and at least
-// three heartbeat intervals, Hadoop's
-// dfs.namenode.stale.datanode.minimum.interval.
-func dashboardStaleAfter(heartbeat time.Duration) time.Duration {
-	return max(30*time.Second, 3*heartbeat)
-}
-
 // dashboardSource is the dashboard's Source in the service: the slow
 // nodes and DataNodes of srv, the HiveServers of picker (nil: none), and
 // the parts that other components give once they are there, each nil
@@ -39,13 +31,13 @@ func (s *dashboardSource) Snapshot(now time.Time) dashboard.View {
 	for _, n := range s.srv.Tracker().Top(now, dashboardMaxSlowNodes) {
 		v.SlowNodes = append(v.SlowNodes, dashboard.SlowNode{Node: n.Node, Reporters: n.Reporters})
 	}
-	staleAfter := dashboardStaleAfter(s.srv.Config().HeartbeatInterval)
+	staleAfter := s.srv.Config().StaleAfter() // as /jmx counts NumStaleDataNodes
 	for _, d := range s.srv.DataNodes().List(now) {
 		state := dashboard.Live
 		switch {
 		case d.State == namenode.Dead:
 			state = dashboard.Dead
-		case now.Sub(d.LastHeartbeat) > staleAfter:
+		case now.Sub(d.LastHeartbeat) >= staleAfter:
 			state = dashboard.Stale
 		}
 		v.DataNodes = append(v.DataNodes, dashboard.DataNode{Node: d.Node, State: state, LastHeartbeat: d.LastHeartbeat})
