@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/slowpeer/slowpeer/hiveserver"
+	"github.com/slowpeer/slowpeer/hiveserver/storetest"
 )
 
 // BenchmarkIngest measures hook events per second into each store from
@@ -29,7 +30,7 @@ func BenchmarkIngest(b *testing.B) {
 
 func benchIngest(b *testing.B, dsn string) {
 	s := openStore(b, dsn)
-	p, _ := openPicker(b, s, hiveserver.Config{})
+	p, _ := storetest.OpenPicker(b, s)
 	ctx := context.Background()
 	var n atomic.Int64
 	b.SetParallelism(16)
@@ -45,7 +46,7 @@ func benchIngest(b *testing.B, dsn string) {
 				QueryID:  fmt.Sprintf("hive_20240101120000_%d", id),
 				QueryStr: "INSERT OVERWRITE TABLE report SELECT city, count(*) FROM events WHERE day = '2024-01-01' GROUP BY city",
 				JobName:  fmt.Sprintf("report_%d", id%50),
-				TimeMs:   at(time.Duration(id) * time.Millisecond),
+				TimeMs:   storetest.At(time.Duration(id) * time.Millisecond),
 			}
 			if i%2 == 1 {
 				e.Hook, e.TimeMs = hiveserver.PostExec, e.TimeMs+30000
@@ -69,7 +70,7 @@ func benchIngest(b *testing.B, dsn string) {
 //
 //	go test -run '^$' -bench SendHTTP -benchtime 20000x ./hiveserver/sqlstore/
 func BenchmarkSendHTTP(b *testing.B) {
-	p, _ := openPicker(b, openStore(b, sqliteDSN(b)), hiveserver.Config{})
+	p, _ := storetest.OpenPicker(b, openStore(b, sqliteDSN(b)))
 	srv := httptest.NewServer(p.SendHandler())
 	defer srv.Close()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256}}
@@ -80,8 +81,8 @@ func BenchmarkSendHTTP(b *testing.B) {
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			i := n.Add(1)
-			e := ev(fmt.Sprintf("hs%d.example.com:10000", i%20), hiveserver.PreExec, fmt.Sprintf("hive_%d", i),
-				fmt.Sprintf("report_%d", i%50), at(time.Duration(i)*time.Millisecond))
+			e := storetest.Event(fmt.Sprintf("hs%d.example.com:10000", i%20), hiveserver.PreExec, fmt.Sprintf("hive_%d", i),
+				fmt.Sprintf("report_%d", i%50), storetest.At(time.Duration(i)*time.Millisecond))
 			resp, err := client.Post(srv.URL+hiveserver.SendPath, formType, strings.NewReader(e.Form().Encode()))
 			if err != nil {
 				b.Error(err)

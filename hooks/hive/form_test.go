@@ -1,13 +1,12 @@
 package hive
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"net/url"
-	"os"
 	"strings"
 	"testing"
+
+	"github.com/slowpeer/slowpeer/hiveserver/storetest"
 )
 
 // TestHookFormMatchesReference checks that the hook writes, byte for byte,
@@ -16,32 +15,16 @@ import (
 // with java.net.URLEncoder, as a hook does).
 func TestHookFormMatchesReference(t *testing.T) {
 	classes := compileHook(t)
-	f, err := os.Open("../../hiveserver/testdata/hook_bodies.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	type reference struct {
-		Hook, QueryID, JobName, QueryStr, Body string
-	}
-	var refs []reference
+	refs := storetest.HookCases(t)
 	var props strings.Builder
-	for lines := bufio.NewScanner(f); lines.Scan(); {
-		var r reference
-		if err := json.Unmarshal(lines.Bytes(), &r); err != nil {
-			t.Fatal(err)
-		}
+	for i, r := range refs {
 		form, err := url.ParseQuery(r.Body)
 		if err != nil {
 			t.Fatal(err)
 		}
-		refs = append(refs, r)
-		n := len(refs)
+		n := i + 1
 		fmt.Fprintf(&props, "form.%d.server=%s\nform.%d.hook=%s\nform.%d.queryId=%s\nform.%d.queryStr=%s\nform.%d.jobName=%s\nform.%d.timestamp=%s\n",
 			n, escape(form.Get("server")), n, r.Hook, n, escape(r.QueryID), n, escape(r.QueryStr), n, escape(r.JobName), n, form.Get("timestamp"))
-	}
-	if len(refs) == 0 {
-		t.Fatal("no reference bodies")
 	}
 	fmt.Fprintf(&props, "forms=%d\n", len(refs))
 	stdout, _ := runDriver(t, classes, props.String())
