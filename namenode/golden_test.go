@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/slowpeer/slowpeer/internal/testenv"
 	"github.com/slowpeer/slowpeer/jmx"
 	"github.com/slowpeer/slowpeer/reports"
 )
@@ -16,7 +15,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/go
 
 // goldenServer is a Server whose /jmx depends on nothing outside the test:
 // its clock, host name, version, leadership and Go runtime are fixed.
-func goldenServer(t *testing.T) (*Server, *testenv.Clock) {
+func goldenServer(t *testing.T) (*Server, *fakeClock) {
 	t.Helper()
 	s, clock, _ := newTestServer(t, func(c *Config) {
 		c.Listen = "nn1.example.com:9871"

@@ -16,6 +16,9 @@ import (
 	"github.com/slowpeer/slowpeer/reports"
 )
 
+// fakeClock is the clock the namenode tests move by hand.
+type fakeClock = testenv.Clock
+
 // logBuffer collects a Server's log records for a test to read.
 type logBuffer struct {
 	mu  sync.Mutex
@@ -36,7 +39,7 @@ func (b *logBuffer) String() string {
 
 // newTestServer returns a Server on a fake clock, logging into a buffer.
 // edit, if not nil, changes the configuration first.
-func newTestServer(t testing.TB, edit func(*Config)) (*Server, *testenv.Clock, *logBuffer) {
+func newTestServer(t testing.TB, edit func(*Config)) (*Server, *fakeClock, *logBuffer) {
 	t.Helper()
 	clock := testenv.NewClock(time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC))
 	logs := &logBuffer{}
