@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slowpeer/slowpeer/internal/testenv"
 	"github.com/slowpeer/slowpeer/reports"
 )
 
@@ -91,23 +92,11 @@ func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool, s
 	}
 }
 
-// startAgent runs a for the test; the returned func stops it and waits.
+// startAgent runs a for the test (testenv.Start); the returned func stops
+// it and waits.
 func startAgent(t *testing.T, a *Agent) func() {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	errc := make(chan error, 1)
-	go func() { errc <- a.Run(ctx) }()
-	var once sync.Once
-	stop := func() {
-		once.Do(func() {
-			cancel()
-			if err := <-errc; err != nil {
-				t.Errorf("Run: %v", err)
-			}
-		})
-	}
-	t.Cleanup(stop)
-	return stop
+	return testenv.Start(t, a.Run)
 }
 
 // Over real HTTP: one service hangs, one refuses connections, one answers;

@@ -10,63 +10,6 @@ import (
 	"time"
 )
 
-// TestMergeBatch pins the row of the original design that a sequence of
-// events leaves, whether the events come in one batch or one each.
-func TestMergeBatch(t *testing.T) {
-	s := &MemoryStore{}
-	ctx := context.Background()
-	n := 0
-	f := func(name string, events []Event, want Query) {
-		t.Helper()
-		for _, batched := range []bool{true, false} {
-			n++
-			id := fmt.Sprintf("q%d", n)
-			for i := range events {
-				events[i].QueryID = id
-			}
-			if batched {
-				if _, err := s.Commit(ctx, events); err != nil {
-					t.Fatalf("%s: %v", name, err)
-				}
-			} else {
-				for _, e := range events {
-					if _, err := s.Commit(ctx, []Event{e}); err != nil {
-						t.Fatalf("%s: %v", name, err)
-					}
-				}
-			}
-			got, ok := s.Lookup("hs1:10000", id)
-			w := want
-			w.Server, w.QueryID = "hs1:10000", id
-			if !ok || got != w {
-				t.Errorf("%s (batched %v):\n got %+v, %v\nwant %+v", name, batched, got, ok, w)
-			}
-		}
-	}
-	e := func(hook Hook, job, text string, ms int64) Event {
-		return Event{Server: "hs1:10000", Hook: hook, QueryStr: text, JobName: job, TimeMs: ms}
-	}
-	f("start", []Event{e(PreExec, "j", "SELECT 1", 100)},
-		Query{Hook: PreExec, QueryStr: "SELECT 1", JobName: "j", PreTimeMs: 100})
-	f("start then end", []Event{e(PreExec, "j", "SELECT 1", 100), e(PostExec, "j", "SELECT 1", 250)},
-		Query{Hook: PostExec, QueryStr: "SELECT 1", JobName: "j", PreTimeMs: 100, PostTimeMs: 250})
-	f("end without start is kept", []Event{e(OnFailure, "j", "SELECT 1", 250)},
-		Query{Hook: OnFailure, QueryStr: "SELECT 1", JobName: "j", PostTimeMs: 250})
-	f("late start completes the row", []Event{e(PostExec, "j", "SELECT 1", 250), e(PreExec, "j", "SELECT 1", 100)},
-		Query{Hook: PostExec, QueryStr: "SELECT 1", JobName: "j", PreTimeMs: 100, PostTimeMs: 250})
-	f("the same event twice", []Event{e(PreExec, "j", "SELECT 1", 100), e(PreExec, "j", "SELECT 1", 100)},
-		Query{Hook: PreExec, QueryStr: "SELECT 1", JobName: "j", PreTimeMs: 100})
-	f("the first start wins", []Event{e(PreExec, "j", "SELECT 1", 100), e(PreExec, "k", "SELECT 2", 90)},
-		Query{Hook: PreExec, QueryStr: "SELECT 1", JobName: "j", PreTimeMs: 100})
-	f("the first end wins", []Event{e(PreExec, "j", "S", 100), e(OnFailure, "j", "S", 300), e(PostExec, "j", "S", 200)},
-		Query{Hook: OnFailure, QueryStr: "S", JobName: "j", PreTimeMs: 100, PostTimeMs: 300})
-	f("empty fields are filled later", []Event{e(PreExec, "", "", 100), e(PostExec, "j", "SELECT 3", 200)},
-		Query{Hook: PostExec, QueryStr: "SELECT 3", JobName: "j", PreTimeMs: 100, PostTimeMs: 200})
-	if _, ok := s.Lookup("hs1:10000", "never"); ok {
-		t.Errorf("Lookup of a missing row found one")
-	}
-}
-
 // TestMergeBatchChanges pins what one batch returns: a change per event
 // that changed its row, without text; each changed row once, in the
 // order of its first change; the job deltas; the servers' latest event.

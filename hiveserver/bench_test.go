@@ -2,7 +2,6 @@ package hiveserver
 
 import (
 	"fmt"
-	"net/url"
 	"testing"
 	"time"
 )
@@ -48,20 +47,4 @@ func benchPicker(b *testing.B, servers, running int) *Picker {
 	p.w = newWorkload(snap)
 	p.mu.Unlock()
 	return p
-}
-
-// BenchmarkParseEvent measures the decoding of a hook's form, queryStr in
-// Chinese decoded twice.
-func BenchmarkParseEvent(b *testing.B) {
-	body := readHookCases(b)[0].Body
-	b.ReportAllocs()
-	for b.Loop() {
-		form, err := url.ParseQuery(body)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := ParseEvent(form); err != nil {
-			b.Fatal(err)
-		}
-	}
 }

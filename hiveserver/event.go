@@ -106,7 +106,7 @@ func ParseEvent(form url.Values) (Event, error) {
 	ts := raw[5]
 	e.TimeMs, err = strconv.ParseInt(ts, 10, 64)
 	if err != nil || ts == "" || ts[0] == '+' {
-		return Event{}, fmt.Errorf("field timestamp: %q is not a whole number of milliseconds", clip(ts))
+		return Event{}, fmt.Errorf("field timestamp: %q is not a whole number of milliseconds", Clip(ts))
 	}
 	if err := e.Validate(); err != nil {
 		return Event{}, err
@@ -120,7 +120,7 @@ func (e Event) Validate() error {
 		return fmt.Errorf("field server: %w", err)
 	}
 	if !e.Hook.valid() {
-		return fmt.Errorf("field hook: %q is not %s, %s or %s", clip(string(e.Hook)), PreExec, PostExec, OnFailure)
+		return fmt.Errorf("field hook: %q is not %s, %s or %s", Clip(string(e.Hook)), PreExec, PostExec, OnFailure)
 	}
 	if e.QueryID == "" {
 		return errors.New("field queryId: empty")
@@ -168,9 +168,10 @@ func checkText(s string, maxBytes int, multiline bool) error {
 	return nil
 }
 
-// clip shortens a field quoted in an error, so an error stays one short
-// line whatever was sent.
-func clip(s string) string {
+// Clip shortens a value quoted in an error or a log line to its first 64
+// bytes, cut at a whole character and marked "…", so the message stays one
+// short line whatever was sent; a shorter value comes back as it is.
+func Clip(s string) string {
 	const n = 64
 	if len(s) <= n {
 		return s

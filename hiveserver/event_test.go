@@ -1,61 +1,28 @@
-package hiveserver
+package hiveserver_test
 
 import (
-	"bufio"
-	"encoding/json"
 	"net/url"
-	"os"
 	"strings"
 	"testing"
+
+	"github.com/slowpeer/slowpeer/hiveserver"
+	"github.com/slowpeer/slowpeer/hiveserver/storetest"
 )
-
-// hookCase is one line of testdata/hook_bodies.jsonl: a statement and the
-// exact body a Java hook sends for it (testdata/HookBody.java).
-type hookCase struct {
-	Hook     Hook   `json:"hook"`
-	QueryID  string `json:"queryId"`
-	JobName  string `json:"jobName"`
-	QueryStr string `json:"queryStr"`
-	Body     string `json:"body"`
-}
-
-func readHookCases(t testing.TB) []hookCase {
-	t.Helper()
-	f, err := os.Open("testdata/hook_bodies.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var cases []hookCase
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var c hookCase
-		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
-			t.Fatalf("hook_bodies.jsonl: %v", err)
-		}
-		cases = append(cases, c)
-	}
-	if err := sc.Err(); err != nil || len(cases) < 5 {
-		t.Fatalf("hook_bodies.jsonl: %v, %d cases", err, len(cases))
-	}
-	return cases
-}
 
 // Reference: java.net.URLEncoder.encode(s, UTF_8). The bodies were made
 // by it, twice for queryStr, as the hook does; the statements must come out byte for byte: Chinese, '+',
 // '%', '&', a literal "%2B", newlines, a 4-byte emoji.
 func TestParseEventJavaHookBodies(t *testing.T) {
-	for i, c := range readHookCases(t) {
+	for i, c := range storetest.HookCases(t) {
 		form, err := url.ParseQuery(c.Body)
 		if err != nil {
 			t.Fatalf("case %d: body: %v", i, err)
 		}
-		e, err := ParseEvent(form)
+		e, err := hiveserver.ParseEvent(form)
 		if err != nil {
 			t.Fatalf("case %d: %v", i, err)
 		}
-		want := Event{Server: "hs1.example.com:10000", Hook: c.Hook, QueryID: c.QueryID, QueryStr: c.QueryStr,
+		want := hiveserver.Event{Server: "hs1.example.com:10000", Hook: c.Hook, QueryID: c.QueryID, QueryStr: c.QueryStr,
 			JobName: c.JobName, TimeMs: 1704110400000 + int64(i)}
 		if e != want {
 			t.Errorf("case %d:\n got %#v\nwant %#v", i, e, want)
@@ -72,7 +39,7 @@ func TestParseEvent(t *testing.T) {
 		t.Helper()
 		form := good()
 		edit(form)
-		e, err := ParseEvent(form)
+		e, err := hiveserver.ParseEvent(form)
 		if wantErr == "" {
 			if err != nil {
 				t.Errorf("%s: %v", name, err)
@@ -107,13 +74,13 @@ func TestParseEvent(t *testing.T) {
 	f("jobName is trimmed", func(v url.Values) { v.Set("jobName", " daily\t") }, "")
 	f("empty queryId", func(v url.Values) { v.Set("queryId", "") }, "field queryId: empty")
 	f("queryId with newline", func(v url.Values) { v.Set("queryId", "q\n1") }, "field queryId: control character")
-	f("queryId too long", func(v url.Values) { v.Set("queryId", strings.Repeat("q", MaxQueryIDBytes+1)) }, "field queryId")
+	f("queryId too long", func(v url.Values) { v.Set("queryId", strings.Repeat("q", hiveserver.MaxQueryIDBytes+1)) }, "field queryId")
 	f("jobName too long", func(v url.Values) { v.Set("jobName", strings.Repeat("名", 86)) }, "field jobName")
 	f("jobName bad UTF-8", func(v url.Values) { v.Set("jobName", "\xff") }, "field jobName: not valid UTF-8")
 	f("queryStr bad escape", func(v url.Values) { v.Set("queryStr", "100%") }, "field queryStr: not URL-encoded")
 	f("queryStr bad UTF-8 once decoded", func(v url.Values) { v.Set("queryStr", "%FF") }, "field queryStr: not valid UTF-8")
 	f("queryStr NUL", func(v url.Values) { v.Set("queryStr", "a%00b") }, "field queryStr: control character")
-	f("queryStr too long", func(v url.Values) { v.Set("queryStr", strings.Repeat("a", MaxQueryStrBytes+1)) }, "field queryStr")
+	f("queryStr too long", func(v url.Values) { v.Set("queryStr", strings.Repeat("a", hiveserver.MaxQueryStrBytes+1)) }, "field queryStr")
 	f("timestamp not a number", func(v url.Values) { v.Set("timestamp", "yesterday") }, "field timestamp")
 	f("timestamp float", func(v url.Values) { v.Set("timestamp", "1704110400000.5") }, "field timestamp")
 	f("timestamp empty", func(v url.Values) { v.Set("timestamp", "") }, "field timestamp")
@@ -128,7 +95,7 @@ func TestParseEvent(t *testing.T) {
 // FuzzParseEvent: any form body gives an event or an error, never a
 // panic; an event it gives is valid and survives Form and ParseEvent.
 func FuzzParseEvent(f *testing.F) {
-	for _, c := range readHookCases(f) {
+	for _, c := range storetest.HookCases(f) {
 		f.Add(c.Body)
 	}
 	f.Add("server=h:1&hook=PRE_EXEC_HOOK&queryId=q&queryStr=%25&jobName=&timestamp=1")
@@ -139,9 +106,9 @@ func FuzzParseEvent(f *testing.F) {
 		if err != nil {
 			return
 		}
-		e, err := ParseEvent(form)
+		e, err := hiveserver.ParseEvent(form)
 		if err != nil {
-			if e != (Event{}) {
+			if e != (hiveserver.Event{}) {
 				t.Fatalf("error %v with a non-zero event %+v", err, e)
 			}
 			return
@@ -149,7 +116,7 @@ func FuzzParseEvent(f *testing.F) {
 		if err := e.Validate(); err != nil {
 			t.Fatalf("ParseEvent gave an invalid event %+v: %v", e, err)
 		}
-		back, err := ParseEvent(e.Form())
+		back, err := hiveserver.ParseEvent(e.Form())
 		if err != nil || back != e {
 			t.Fatalf("round trip of %#v: got %#v, %v", e, back, err)
 		}
@@ -157,9 +124,9 @@ func FuzzParseEvent(f *testing.F) {
 }
 
 func TestEventFormRoundTrip(t *testing.T) {
-	for _, c := range readHookCases(t) {
-		e := Event{Server: "hs1:10000", Hook: c.Hook, QueryID: c.QueryID, QueryStr: c.QueryStr, JobName: c.JobName, TimeMs: 1}
-		back, err := ParseEvent(must(url.ParseQuery(e.Form().Encode())))
+	for _, c := range storetest.HookCases(t) {
+		e := hiveserver.Event{Server: "hs1:10000", Hook: c.Hook, QueryID: c.QueryID, QueryStr: c.QueryStr, JobName: c.JobName, TimeMs: 1}
+		back, err := hiveserver.ParseEvent(must(url.ParseQuery(e.Form().Encode())))
 		if err != nil || back != e {
 			t.Errorf("round trip of %#v: got %#v, %v", e, back, err)
 		}
@@ -171,4 +138,34 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
+}
+
+// BenchmarkParseEvent measures the decoding of a hook's form, queryStr in
+// Chinese decoded twice.
+func BenchmarkParseEvent(b *testing.B) {
+	body := storetest.HookCases(b)[0].Body
+	b.ReportAllocs()
+	for b.Loop() {
+		form, err := url.ParseQuery(body)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := hiveserver.ParseEvent(form); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func TestClip(t *testing.T) {
+	f := func(s, want string) {
+		t.Helper()
+		if got := hiveserver.Clip(s); got != want {
+			t.Errorf("Clip(%q) = %q, want %q", s, got, want)
+		}
+	}
+	f("", "")
+	f(strings.Repeat("a", 64), strings.Repeat("a", 64))
+	f(strings.Repeat("a", 65), strings.Repeat("a", 64)+"…")
+	f(strings.Repeat("a", 63)+"名字", strings.Repeat("a", 63)+"…") // cut before the character the 64th byte is in
+	f(strings.Repeat("a", 61)+"名字", strings.Repeat("a", 61)+"名…")
 }

@@ -51,7 +51,7 @@ func (p *Picker) SendHandler() http.Handler {
 			return
 		}
 		if err := p.Ingest(r.Context(), e); err != nil {
-			p.log.Warn("hook event not stored", "server", e.Server, "queryId", clip(e.QueryID), "err", err)
+			p.log.Warn("hook event not stored", "server", e.Server, "queryId", Clip(e.QueryID), "err", err)
 			writeError(w, http.StatusServiceUnavailable, err)
 			return
 		}

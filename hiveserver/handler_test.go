@@ -1,7 +1,6 @@
 package hiveserver
 
 import (
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -20,30 +19,6 @@ func post(h http.Handler, contentType, body string) *httptest.ResponseRecorder {
 }
 
 const formType = "application/x-www-form-urlencoded"
-
-// The exact bodies of a Java hook, through real HTTP, come out in the
-// store byte for byte.
-func TestSendHandlerJavaBodies(t *testing.T) {
-	s := &MemoryStore{}
-	p := openPicker(t, s, Config{})
-	srv := httptest.NewServer(p.SendHandler()) // listens on 127.0.0.1
-	defer srv.Close()
-	for i, c := range readHookCases(t) {
-		resp, err := http.Post(srv.URL+SendPath, formType+"; charset=UTF-8", strings.NewReader(c.Body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != 200 || string(body) != "{}\n" {
-			t.Fatalf("case %d: %d %s", i, resp.StatusCode, body)
-		}
-		q, ok := s.Lookup("hs1.example.com:10000", c.QueryID)
-		if !ok || q.QueryStr != c.QueryStr || q.JobName != c.JobName || q.Hook != c.Hook {
-			t.Errorf("case %d: stored %#v, %v; want queryStr %q jobName %q", i, q, ok, c.QueryStr, c.JobName)
-		}
-	}
-}
 
 func TestSendHandlerRefuses(t *testing.T) {
 	s := &MemoryStore{}

@@ -3,9 +3,10 @@ package hiveserver
 import (
 	"context"
 	"log/slog"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/slowpeer/slowpeer/internal/testenv"
 )
 
 // testConfig is cfg with its zero durations at their defaults and, unless
@@ -40,24 +41,10 @@ func loadPicker(t testing.TB, s Store, cfg Config) *Picker {
 	return p
 }
 
-// runPicker runs p until stop or the end of the test. stop ends Run,
-// waits for it and fails the test if it returned an error.
+// runPicker runs p until stop or the end of the test (testenv.Start).
 func runPicker(t testing.TB, p *Picker) (stop func()) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- p.Run(ctx) }()
-	var once sync.Once
-	stop = func() {
-		once.Do(func() {
-			cancel()
-			if err := <-done; err != nil {
-				t.Errorf("Run: %v", err)
-			}
-		})
-	}
-	t.Cleanup(stop)
-	return stop
+	return testenv.Start(t, p.Run)
 }
 
 // openPicker is a loaded Picker on s that runs until the end of the test.

@@ -4,64 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
-
-// Many concurrent Ingest calls: every event is stored, and a restart on
-// the same store sees the same workload.
-func TestIngestConcurrent(t *testing.T) {
-	s := &MemoryStore{}
-	p := loadPicker(t, s, Config{})
-	stop := runPicker(t, p)
-	const workers, perWorker = 16, 40
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			server := fmt.Sprintf("hs%d:10000", w%4)
-			for i := range perWorker {
-				id := fmt.Sprintf("w%d-q%d", w, i)
-				e := ev(server, PreExec, id, fmt.Sprintf("job%d", i%3), at(time.Duration(i)*time.Second))
-				if err := p.Ingest(context.Background(), e); err != nil {
-					t.Error(err)
-					return
-				}
-				if i%2 == 0 { // half of them end
-					e.Hook, e.TimeMs = PostExec, e.TimeMs+1000
-					if err := p.Ingest(context.Background(), e); err != nil {
-						t.Error(err)
-						return
-					}
-				}
-			}
-		})
-	}
-	wg.Wait()
-	if n := countRows(s); n != workers*perWorker {
-		t.Fatalf("%d rows, want %d", n, workers*perWorker)
-	}
-	now := t0.Add(time.Minute)
-	before := p.Servers(now, nil)
-	total := 0
-	for _, st := range before {
-		total += st.Running
-	}
-	if total != workers*perWorker/2 {
-		t.Fatalf("running %d, want %d: %+v", total, workers*perWorker/2, before)
-	}
-	c := p.Counters()
-	if c.Events != workers*perWorker*3/2 || c.Commits == 0 || c.Commits > c.Events {
-		t.Errorf("counters %+v", c)
-	}
-	stop()
-	p2 := openPicker(t, s, Config{})
-	if after := p2.Servers(now, nil); !reflect.DeepEqual(after, before) {
-		t.Errorf("after restart\n got %+v\nwant %+v", after, before)
-	}
-}
 
 // poisonStore refuses every batch with the queryId "poison", as a
 // database error would, and stores nothing of it.

@@ -76,10 +76,14 @@ func (m *MemoryStore) Commit(ctx context.Context, events []Event) ([]Change, err
 	return b.Changes, nil
 }
 
-// Lookup returns the row of a statement, and false when there is none.
-func (m *MemoryStore) Lookup(server, queryID string) (Query, bool) {
+// Lookup returns the row of a statement, and false when there is none,
+// as sqlstore's Store does. It fails only when ctx has ended.
+func (m *MemoryStore) Lookup(ctx context.Context, server, queryID string) (Query, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return Query{}, false, err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	q, ok := m.rows[QueryKey{server, queryID}]
-	return q, ok
+	return q, ok, nil
 }

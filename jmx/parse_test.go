@@ -143,79 +143,56 @@ func TestParseKeepsNumbersExact(t *testing.T) {
 }
 
 func TestParseMalformed(t *testing.T) {
-	f := func(why, doc, wantErr string) {
-		t.Helper()
-		beans, err := Parse([]byte(doc))
-		if err == nil {
-			t.Fatalf("%s: Parse(%q) = %v, want an error", why, doc, names(beans))
-		}
-		if beans != nil {
-			t.Fatalf("%s: Parse returned beans with its error", why)
-		}
-		if !strings.Contains(err.Error(), wantErr) || !strings.HasPrefix(err.Error(), "parse jmx document: ") {
-			t.Fatalf("%s: error %q, want it to contain %q", why, err, wantErr)
-		}
-	}
 	capture, err := os.ReadFile(filepath.Join("testdata", "namenode-jmx.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	f("empty", ``, "unexpected EOF")
-	f("whitespace", " \n", "unexpected EOF")
-	f("truncated capture", string(capture[:len(capture)/2]), "unexpected EOF")
-	f("truncated before the end", string(capture[:len(capture)-1]), "unexpected EOF")
-	f("truncated in beans", `{"beans":[`, "unexpected EOF")
-	f("not JSON", `<html>Error 500</html>`, "invalid character")
-	f("not an object", `[{"name":"a:b=c"}]`, "not an object")
-	f("a string", `"beans"`, "not an object")
-	f("no beans", `{}`, `no "beans"`)
-	f("Hadoop error answer", `{"result":"ERROR","message":"query format is not as expected."}`,
+	refuses(t, "empty", ``, "unexpected EOF")
+	refuses(t, "whitespace", " \n", "unexpected EOF")
+	refuses(t, "truncated capture", string(capture[:len(capture)/2]), "unexpected EOF")
+	refuses(t, "truncated before the end", string(capture[:len(capture)-1]), "unexpected EOF")
+	refuses(t, "truncated in beans", `{"beans":[`, "unexpected EOF")
+	refuses(t, "not JSON", `<html>Error 500</html>`, "invalid character")
+	refuses(t, "not an object", `[{"name":"a:b=c"}]`, "not an object")
+	refuses(t, "a string", `"beans"`, "not an object")
+	refuses(t, "no beans", `{}`, `no "beans"`)
+	refuses(t, "Hadoop error answer", `{"result":"ERROR","message":"query format is not as expected."}`,
 		"server answered ERROR: query format is not as expected.")
-	f("beans not an array", `{"beans":{"name":"a:b=c"}}`, `"beans" is not an array`)
-	f("beans null", `{"beans":null}`, `"beans" is not an array`)
-	f("beans twice", `{"beans":[],"beans":[]}`, "twice")
-	f("bean not an object", `{"beans":[1]}`, "bean 0: not an object")
-	f("bean an array", `{"beans":[{"name":"a:b=c"},[]]}`, "bean 1: not an object")
-	f("no name", `{"beans":[{"modelerType":"T","X":1}]}`, `no "name"`)
-	f("empty name", `{"beans":[{"name":""}]}`, `"name" is a string, not a non-empty string`)
-	f("name not a string", `{"beans":[{"name":7}]}`, `"name" is a number`)
-	f("modelerType not a string", `{"beans":[{"name":"a:b=c","modelerType":[]}]}`, `"modelerType" is an array`)
-	f("attribute twice", `{"beans":[{"name":"a:b=c","X":1,"X":2}]}`, `bean 0 (a:b=c): member "X" given twice`)
-	f("name twice", `{"beans":[{"name":"a:b=c","name":"d:e=f"}]}`, `member "name" given twice`)
-	f("trailing comma", `{"beans":[{"name":"a:b=c",}]}`, "invalid character '}'")
-	f("missing colon", `{"beans" [] }`, "invalid character '['")
-	f("single quotes", `{'beans':[]}`, "invalid character")
-	f("trailing data", `{"beans":[]} {"beans":[]}`, "data after the document")
-	f("trailing garbage", `{"beans":[]}x`, "invalid character 'x'")
-	f("JSONP wrapping", `cb({"beans":[]})`, "invalid character 'c'")
-	f("invalid UTF-8", "{\"beans\":[{\"name\":\"a:b=\xff\"}]}", "not valid UTF-8")
-	f("too deep", `{"beans":[{"name":"a:b=c","D":`+strings.Repeat("[", 20000)+strings.Repeat("]", 20000)+`}]}`, "exceeded max depth")
-	f("bad member in the document", `{"other":[1,}`, `member "other"`)
-	f("too large", `{"beans":[]}`+strings.Repeat(" ", MaxDocumentBytes), "more than the")
+	refuses(t, "beans not an array", `{"beans":{"name":"a:b=c"}}`, `"beans" is not an array`)
+	refuses(t, "beans null", `{"beans":null}`, `"beans" is not an array`)
+	refuses(t, "beans twice", `{"beans":[],"beans":[]}`, "twice")
+	refuses(t, "bean not an object", `{"beans":[1]}`, "bean 0: not an object")
+	refuses(t, "bean an array", `{"beans":[{"name":"a:b=c"},[]]}`, "bean 1: not an object")
+	refuses(t, "no name", `{"beans":[{"modelerType":"T","X":1}]}`, `no "name"`)
+	refuses(t, "empty name", `{"beans":[{"name":""}]}`, `"name" is a string, not a non-empty string`)
+	refuses(t, "name not a string", `{"beans":[{"name":7}]}`, `"name" is a number`)
+	refuses(t, "modelerType not a string", `{"beans":[{"name":"a:b=c","modelerType":[]}]}`, `"modelerType" is an array`)
+	refuses(t, "attribute twice", `{"beans":[{"name":"a:b=c","X":1,"X":2}]}`, `bean 0 (a:b=c): member "X" given twice`)
+	refuses(t, "name twice", `{"beans":[{"name":"a:b=c","name":"d:e=f"}]}`, `member "name" given twice`)
+	refuses(t, "trailing comma", `{"beans":[{"name":"a:b=c",}]}`, "invalid character '}'")
+	refuses(t, "missing colon", `{"beans" [] }`, "invalid character '['")
+	refuses(t, "single quotes", `{'beans':[]}`, "invalid character")
+	refuses(t, "trailing data", `{"beans":[]} {"beans":[]}`, "data after the document")
+	refuses(t, "trailing garbage", `{"beans":[]}x`, "invalid character 'x'")
+	refuses(t, "JSONP wrapping", `cb({"beans":[]})`, "invalid character 'c'")
+	refuses(t, "invalid UTF-8", "{\"beans\":[{\"name\":\"a:b=\xff\"}]}", "not valid UTF-8")
+	refuses(t, "too deep", `{"beans":[{"name":"a:b=c","D":`+strings.Repeat("[", 20000)+strings.Repeat("]", 20000)+`}]}`, "exceeded max depth")
+	refuses(t, "bad member in the document", `{"other":[1,}`, `member "other"`)
+	refuses(t, "too large", `{"beans":[]}`+strings.Repeat(" ", MaxDocumentBytes), "more than the")
 }
 
 func TestParseAcceptsWhatHadoopMayWrite(t *testing.T) {
-	f := func(doc string, want []Bean) {
-		t.Helper()
-		got, err := Parse([]byte(doc))
-		if err != nil {
-			t.Fatalf("Parse(%s): %v", doc, err)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("Parse(%s) = %#v, want %#v", doc, got, want)
-		}
-	}
-	f(`{"beans":[]}`, []Bean{})
-	f(`{"beans" : [ ]}`, []Bean{})
+	parsesTo(t, `{"beans":[]}`, []Bean{})
+	parsesTo(t, `{"beans" : [ ]}`, []Bean{})
 	// modelerType may be null (a commons-modeler bean without one) or absent.
-	f(`{"beans":[{"name":"a:b=c","modelerType":null}]}`, []Bean{{Name: "a:b=c"}})
-	f(`{"beans":[{"name":"a:b=c"}]}`, []Bean{{Name: "a:b=c"}})
+	parsesTo(t, `{"beans":[{"name":"a:b=c","modelerType":null}]}`, []Bean{{Name: "a:b=c"}})
+	parsesTo(t, `{"beans":[{"name":"a:b=c"}]}`, []Bean{{Name: "a:b=c"}})
 	// name and modelerType may come anywhere; attributes keep their order.
-	f(`{"beans":[{"Z":1,"modelerType":"T","name":"a:b=c","A":"x"}]}`,
+	parsesTo(t, `{"beans":[{"Z":1,"modelerType":"T","name":"a:b=c","A":"x"}]}`,
 		[]Bean{{Name: "a:b=c", ModelerType: "T", Attrs: []Attr{{"Z", json.Number("1")}, {"A", "x"}}}})
 	// Other members of the document are ignored; so is Hadoop's error bean
 	// in a 404 document, which reads as attributes.
-	f(`{"x":{"y":[1]},"beans":[{"name":"a:b=c","result":"ERROR"}],"result":"OK"}`,
+	parsesTo(t, `{"x":{"y":[1]},"beans":[{"name":"a:b=c","result":"ERROR"}],"result":"OK"}`,
 		[]Bean{{Name: "a:b=c", Attrs: []Attr{{"result", "ERROR"}}}})
 	// The document Write sends for qry matching nothing.
 	rec := serve(http.MethodGet, "/jmx?qry=x:y=z", nil)
@@ -294,4 +271,32 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("Parse(MarshalJSON(Parse(x))) differs:\n%#v\n%#v", again, beans)
 		}
 	})
+}
+
+// parsesTo checks that Parse reads doc as want.
+func parsesTo(t *testing.T, doc string, want []Bean) {
+	t.Helper()
+	got, err := Parse([]byte(doc))
+	if err != nil {
+		t.Fatalf("Parse(%s): %v", doc, err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("Parse(%s) = %#v, want %#v", doc, got, want)
+	}
+}
+
+// refuses checks that Parse refuses doc, why, with no beans and an error
+// of its own that contains wantErr.
+func refuses(t *testing.T, why, doc, wantErr string) {
+	t.Helper()
+	beans, err := Parse([]byte(doc))
+	if err == nil {
+		t.Fatalf("%s: Parse(%q) = %v, want an error", why, doc, names(beans))
+	}
+	if beans != nil {
+		t.Fatalf("%s: Parse returned beans with its error", why)
+	}
+	if !strings.Contains(err.Error(), wantErr) || !strings.HasPrefix(err.Error(), "parse jmx document: ") {
+		t.Fatalf("%s: error %q, want it to contain %q", why, err, wantErr)
+	}
 }

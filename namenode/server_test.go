@@ -12,26 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slowpeer/slowpeer/internal/testenv"
 	"github.com/slowpeer/slowpeer/reports"
 )
 
-// fakeClock is a clock the test moves by hand.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
+// fakeClock is the clock the namenode tests move by hand.
+type fakeClock = testenv.Clock
 
 // logBuffer collects a Server's log records for a test to read.
 type logBuffer struct {
@@ -55,7 +41,7 @@ func (b *logBuffer) String() string {
 // edit, if not nil, changes the configuration first.
 func newTestServer(t testing.TB, edit func(*Config)) (*Server, *fakeClock, *logBuffer) {
 	t.Helper()
-	clock := &fakeClock{now: time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)}
+	clock := testenv.NewClock(time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC))
 	logs := &logBuffer{}
 	cfg := DefaultConfig()
 	cfg.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))

@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,36 +20,18 @@ import (
 	"github.com/slowpeer/slowpeer/reports"
 )
 
-// testClock is a clock the test moves by hand.
-type testClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *testClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 // newPickerServer is a Server with a running HiveServer picker on a
 // memory store mounted, knowing servers; both read the same fake clock.
-func newPickerServer(t *testing.T, servers ...string) (*namenode.Server, *testClock) {
+func newPickerServer(t *testing.T, servers ...string) (*namenode.Server, *testenv.Clock) {
 	t.Helper()
 	s, _, clock := newPicker(t, servers...)
 	return s, clock
 }
 
 // newPicker is newPickerServer that returns the picker too.
-func newPicker(t *testing.T, servers ...string) (*namenode.Server, *hiveserver.Picker, *testClock) {
+func newPicker(t *testing.T, servers ...string) (*namenode.Server, *hiveserver.Picker, *testenv.Clock) {
 	t.Helper()
-	clock := &testClock{now: time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)}
+	clock := testenv.NewClock(time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC))
 	ncfg := namenode.DefaultConfig()
 	ncfg.Now = clock.Now
 	ncfg.Logger = slog.New(slog.DiscardHandler)

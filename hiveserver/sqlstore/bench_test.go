@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/slowpeer/slowpeer/hiveserver"
+	"github.com/slowpeer/slowpeer/hiveserver/storetest"
 )
 
 // BenchmarkIngest measures hook events per second into each store from
@@ -29,35 +30,23 @@ func BenchmarkIngest(b *testing.B) {
 
 func benchIngest(b *testing.B, dsn string) {
 	s := openStore(b, dsn)
-	p, _ := openPicker(b, s, hiveserver.Config{})
+	p, _ := storetest.OpenPicker(b, s)
 	ctx := context.Background()
-	var n atomic.Int64
-	b.SetParallelism(16)
-	b.ReportAllocs()
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			i := n.Add(1)
-			id := i / 2
-			e := hiveserver.Event{
-				Server:   fmt.Sprintf("hs%d.example.com:10000", id%20),
-				Hook:     hiveserver.PreExec,
-				QueryID:  fmt.Sprintf("hive_20240101120000_%d", id),
-				QueryStr: "INSERT OVERWRITE TABLE report SELECT city, count(*) FROM events WHERE day = '2024-01-01' GROUP BY city",
-				JobName:  fmt.Sprintf("report_%d", id%50),
-				TimeMs:   at(time.Duration(id) * time.Millisecond),
-			}
-			if i%2 == 1 {
-				e.Hook, e.TimeMs = hiveserver.PostExec, e.TimeMs+30000
-			}
-			if err := p.Ingest(ctx, e); err != nil {
-				b.Error(err)
-				return
-			}
+	eventsPerSecond(b, func(i int64) error {
+		id := i / 2
+		e := hiveserver.Event{
+			Server:   fmt.Sprintf("hs%d.example.com:10000", id%20),
+			Hook:     hiveserver.PreExec,
+			QueryID:  fmt.Sprintf("hive_20240101120000_%d", id),
+			QueryStr: "INSERT OVERWRITE TABLE report SELECT city, count(*) FROM events WHERE day = '2024-01-01' GROUP BY city",
+			JobName:  fmt.Sprintf("report_%d", id%50),
+			TimeMs:   storetest.At(time.Duration(id) * time.Millisecond),
 		}
+		if i%2 == 1 {
+			e.Hook, e.TimeMs = hiveserver.PostExec, e.TimeMs+30000
+		}
+		return p.Ingest(ctx, e)
 	})
-	b.StopTimer()
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 	if c := p.Counters(); c.Commits > 0 {
 		b.ReportMetric(float64(c.Events)/float64(c.Commits), "events/commit")
 	}
@@ -69,28 +58,37 @@ func benchIngest(b *testing.B, dsn string) {
 //
 //	go test -run '^$' -bench SendHTTP -benchtime 20000x ./hiveserver/sqlstore/
 func BenchmarkSendHTTP(b *testing.B) {
-	p, _ := openPicker(b, openStore(b, sqliteDSN(b)), hiveserver.Config{})
+	p, _ := storetest.OpenPicker(b, openStore(b, sqliteDSN(b)))
 	srv := httptest.NewServer(p.SendHandler())
 	defer srv.Close()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256}}
+	eventsPerSecond(b, func(i int64) error {
+		e := storetest.Event(fmt.Sprintf("hs%d.example.com:10000", i%20), hiveserver.PreExec, fmt.Sprintf("hive_%d", i),
+			fmt.Sprintf("report_%d", i%50), storetest.At(time.Duration(i)*time.Millisecond))
+		resp, err := client.Post(srv.URL+hiveserver.SendPath, formType, strings.NewReader(e.Form().Encode()))
+		if err != nil {
+			return err
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			return fmt.Errorf("status %d", resp.StatusCode)
+		}
+		return nil
+	})
+}
+
+// eventsPerSecond calls send with 1, 2, … b.N from 16 × GOMAXPROCS
+// goroutines, stops at the first error and reports events/s.
+func eventsPerSecond(b *testing.B, send func(i int64) error) {
 	var n atomic.Int64
 	b.SetParallelism(16)
 	b.ReportAllocs()
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			i := n.Add(1)
-			e := ev(fmt.Sprintf("hs%d.example.com:10000", i%20), hiveserver.PreExec, fmt.Sprintf("hive_%d", i),
-				fmt.Sprintf("report_%d", i%50), at(time.Duration(i)*time.Millisecond))
-			resp, err := client.Post(srv.URL+hiveserver.SendPath, formType, strings.NewReader(e.Form().Encode()))
-			if err != nil {
+			if err := send(n.Add(1)); err != nil {
 				b.Error(err)
-				return
-			}
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != 200 {
-				b.Errorf("status %d", resp.StatusCode)
 				return
 			}
 		}

@@ -1,22 +1,17 @@
 package sqlstore
 
 import (
-	"bufio"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/slowpeer/slowpeer/hiveserver"
 	"github.com/slowpeer/slowpeer/internal/testenv"
 )
 
@@ -79,46 +74,6 @@ func openStore(t testing.TB, dsn string) *Store {
 	return s
 }
 
-// openPicker returns a Picker on s with cfg (zero durations get their
-// defaults), loaded and running, and the function that stops it; it
-// stops at the end of the test too.
-func openPicker(t testing.TB, s *Store, cfg hiveserver.Config) (p *hiveserver.Picker, stop func()) {
-	t.Helper()
-	def := hiveserver.DefaultConfig()
-	for _, f := range []struct{ d, def *time.Duration }{
-		{&cfg.QueryTimeout, &def.QueryTimeout}, {&cfg.MinRemaining, &def.MinRemaining},
-		{&cfg.DefaultCost, &def.DefaultCost}, {&cfg.ServerExpiry, &def.ServerExpiry},
-	} {
-		if *f.d == 0 {
-			*f.d = *f.def
-		}
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
-	p, err := hiveserver.New(cfg, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Refresh(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- p.Run(ctx) }()
-	var once sync.Once
-	stop = func() {
-		once.Do(func() {
-			cancel()
-			if err := <-done; err != nil {
-				t.Errorf("Run: %v", err)
-			}
-		})
-	}
-	t.Cleanup(stop) // before the store closes: cleanups run last first
-	return p, stop
-}
-
 func countRows(t testing.TB, s *Store) int {
 	t.Helper()
 	var n int
@@ -128,55 +83,5 @@ func countRows(t testing.TB, s *Store) int {
 	return n
 }
 
-// t0 is the synthetic start of time of the tests.
-var t0 = time.Date(2024, 1, 1, 12, 0, 0, 0, time.UTC)
-
-// at is t0 plus d, in milliseconds since the epoch.
-func at(d time.Duration) int64 { return t0.Add(d).UnixMilli() }
-
-// ev is an event with a made-up statement text.
-func ev(server string, hook hiveserver.Hook, id, job string, timeMs int64) hiveserver.Event {
-	return hiveserver.Event{Server: server, Hook: hook, QueryID: id, QueryStr: "SELECT '" + id + "'", JobName: job, TimeMs: timeMs}
-}
-
-func ingest(t testing.TB, p *hiveserver.Picker, events ...hiveserver.Event) {
-	t.Helper()
-	for _, e := range events {
-		if err := p.Ingest(context.Background(), e); err != nil {
-			t.Fatalf("ingest %+v: %v", e, err)
-		}
-	}
-}
-
-// hookCase is one line of ../testdata/hook_bodies.jsonl: a statement and
-// the exact body a Java hook sends for it.
-type hookCase struct {
-	Hook     hiveserver.Hook `json:"hook"`
-	QueryID  string          `json:"queryId"`
-	JobName  string          `json:"jobName"`
-	QueryStr string          `json:"queryStr"`
-	Body     string          `json:"body"`
-}
-
-func readHookCases(t testing.TB) []hookCase {
-	t.Helper()
-	f, err := os.Open("../testdata/hook_bodies.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var cases []hookCase
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var c hookCase
-		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
-			t.Fatalf("hook_bodies.jsonl: %v", err)
-		}
-		cases = append(cases, c)
-	}
-	if err := sc.Err(); err != nil || len(cases) < 5 {
-		t.Fatalf("hook_bodies.jsonl: %v, %d cases", err, len(cases))
-	}
-	return cases
-}
+// formType is the Content-Type of a hook's body.
+const formType = "application/x-www-form-urlencoded"

@@ -3,67 +3,14 @@ package sqlstore
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/slowpeer/slowpeer/hiveserver"
+	"github.com/slowpeer/slowpeer/hiveserver/storetest"
 )
-
-// Many concurrent Ingest calls: every event is stored, and a restart on
-// the same store sees the same workload.
-func TestIngestConcurrent(t *testing.T) {
-	forEachStore(t, func(t *testing.T, dsn string) {
-		s := openStore(t, dsn)
-		p, stop := openPicker(t, s, hiveserver.Config{})
-		const workers, perWorker = 16, 40
-		var wg sync.WaitGroup
-		for w := range workers {
-			wg.Go(func() {
-				server := fmt.Sprintf("hs%d:10000", w%4)
-				for i := range perWorker {
-					id := fmt.Sprintf("w%d-q%d", w, i)
-					e := ev(server, hiveserver.PreExec, id, fmt.Sprintf("job%d", i%3), at(time.Duration(i)*time.Second))
-					if err := p.Ingest(context.Background(), e); err != nil {
-						t.Error(err)
-						return
-					}
-					if i%2 == 0 { // half of them end
-						e.Hook, e.TimeMs = hiveserver.PostExec, e.TimeMs+1000
-						if err := p.Ingest(context.Background(), e); err != nil {
-							t.Error(err)
-							return
-						}
-					}
-				}
-			})
-		}
-		wg.Wait()
-		if n := countRows(t, s); n != workers*perWorker {
-			t.Fatalf("%d rows, want %d", n, workers*perWorker)
-		}
-		now := t0.Add(time.Minute)
-		before := p.Servers(now, nil)
-		total := 0
-		for _, st := range before {
-			total += st.Running
-		}
-		if total != workers*perWorker/2 {
-			t.Fatalf("running %d, want %d: %+v", total, workers*perWorker/2, before)
-		}
-		c := p.Counters()
-		if c.Events != workers*perWorker*3/2 || c.Commits == 0 || c.Commits > c.Events {
-			t.Errorf("counters %+v", c)
-		}
-		stop()
-		p2, _ := openPicker(t, s, hiveserver.Config{})
-		if after := p2.Servers(now, nil); !reflect.DeepEqual(after, before) {
-			t.Errorf("after restart\n got %+v\nwant %+v", after, before)
-		}
-	})
-}
 
 // poison makes the store refuse one queryId, as a database error would.
 var poison = map[string]string{
@@ -85,7 +32,7 @@ func TestCommitAtomic(t *testing.T) {
 		batch := func(ids ...string) []hiveserver.Event {
 			var b []hiveserver.Event
 			for _, id := range ids {
-				b = append(b, ev("hs:1", hiveserver.PreExec, id, "j", at(0)), ev("hs:1", hiveserver.PostExec, id, "j", at(time.Second)))
+				b = append(b, storetest.Event("hs:1", hiveserver.PreExec, id, "j", storetest.At(0)), storetest.Event("hs:1", hiveserver.PostExec, id, "j", storetest.At(time.Second)))
 			}
 			return b
 		}
@@ -111,10 +58,10 @@ func TestCommitAtomic(t *testing.T) {
 func TestRefreshSharedStore(t *testing.T) {
 	forEachStore(t, func(t *testing.T, dsn string) {
 		s1, s2 := openStore(t, dsn), openStore(t, dsn)
-		p1, _ := openPicker(t, s1, hiveserver.Config{})
-		p2, _ := openPicker(t, s2, hiveserver.Config{})
-		ingest(t, p1, ev("hs:1", hiveserver.PreExec, "q1", "", at(0)), ev("hs:1", hiveserver.PreExec, "q2", "", at(0)))
-		ingest(t, p2, ev("hs:1", hiveserver.PostExec, "q1", "", at(time.Second)))
+		p1, _ := storetest.OpenPicker(t, s1)
+		p2, _ := storetest.OpenPicker(t, s2)
+		storetest.Ingest(t, p1, storetest.Event("hs:1", hiveserver.PreExec, "q1", "", storetest.At(0)), storetest.Event("hs:1", hiveserver.PreExec, "q2", "", storetest.At(0)))
+		storetest.Ingest(t, p2, storetest.Event("hs:1", hiveserver.PostExec, "q1", "", storetest.At(time.Second)))
 		if err := p2.Refresh(context.Background()); err != nil {
 			t.Fatal(err)
 		}
@@ -122,7 +69,7 @@ func TestRefreshSharedStore(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i, p := range []*hiveserver.Picker{p1, p2} {
-			if st := p.Servers(t0, nil); len(st) != 1 || st[0].Running != 1 {
+			if st := p.Servers(storetest.T0, nil); len(st) != 1 || st[0].Running != 1 {
 				t.Errorf("replica %d: %+v, want q2 alone running", i+1, st)
 			}
 		}
@@ -136,15 +83,15 @@ func TestRefreshSharedStore(t *testing.T) {
 func TestReplicasShareStore(t *testing.T) {
 	forEachStore(t, func(t *testing.T, dsn string) {
 		s1, s2 := openStore(t, dsn), openStore(t, dsn)
-		p1, _ := openPicker(t, s1, hiveserver.Config{})
-		p2, _ := openPicker(t, s2, hiveserver.Config{})
+		p1, _ := storetest.OpenPicker(t, s1)
+		p2, _ := storetest.OpenPicker(t, s2)
 		const n = 300
 		var wg sync.WaitGroup
 		for w := range 8 {
 			wg.Go(func() {
 				for i := w; i < n; i += 8 {
 					id := fmt.Sprintf("q%d", i)
-					start := ev(fmt.Sprintf("hs%d:1", i%3), hiveserver.PreExec, id, fmt.Sprintf("job%d", i%4), at(time.Duration(i)*time.Second))
+					start := storetest.Event(fmt.Sprintf("hs%d:1", i%3), hiveserver.PreExec, id, fmt.Sprintf("job%d", i%4), storetest.At(time.Duration(i)*time.Second))
 					end := start
 					end.Hook, end.TimeMs = hiveserver.PostExec, start.TimeMs+int64(i%7)*1000
 					// The start and the end race to the two replicas.
@@ -177,7 +124,7 @@ func TestReplicasShareStore(t *testing.T) {
 			if err := p.Refresh(context.Background()); err != nil {
 				t.Fatal(err)
 			}
-			for _, st := range p.Servers(t0, nil) {
+			for _, st := range p.Servers(storetest.T0, nil) {
 				if st.Running != 0 {
 					t.Errorf("after refresh: %+v", st)
 				}

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/slowpeer/slowpeer/hiveserver"
+	"github.com/slowpeer/slowpeer/hiveserver/storetest"
 )
 
 // killHelperEnv, set to a store DSN, turns TestKillHelperProcess into the
@@ -110,7 +111,7 @@ func TestSIGKILL(t *testing.T) {
 		// Phase A, quiet: 200 statements start, all answered.
 		var phaseA []hiveserver.Event
 		for i := range 200 {
-			phaseA = append(phaseA, ev(servers[i%4], hiveserver.PreExec, fmt.Sprintf("a%d", i), "", startMs+int64(i)))
+			phaseA = append(phaseA, storetest.Event(servers[i%4], hiveserver.PreExec, fmt.Sprintf("a%d", i), "", startMs+int64(i)))
 		}
 		parallel(8, len(phaseA), func(i int) {
 			if !send(phaseA[i]) {
@@ -156,7 +157,7 @@ func TestSIGKILL(t *testing.T) {
 					e = phaseA[i/2]
 					e.Hook, e.TimeMs = hiveserver.PostExec, e.TimeMs+5000
 				} else {
-					e = ev(servers[i%4], hiveserver.PreExec, fmt.Sprintf("b%d", i), "", startMs+int64(i))
+					e = storetest.Event(servers[i%4], hiveserver.PreExec, fmt.Sprintf("b%d", i), "", startMs+int64(i))
 				}
 				ok := send(e)
 				mu.Lock()
@@ -186,7 +187,7 @@ func TestSIGKILL(t *testing.T) {
 
 		// Restart on the same store.
 		s := openStore(t, dsn)
-		p, _ := openPicker(t, s, hiveserver.Config{})
+		p, _ := storetest.OpenPicker(t, s)
 		want := map[string]int{}
 		for k, v := range runningA {
 			want[k] = v

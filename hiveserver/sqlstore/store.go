@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/slowpeer/slowpeer/hiveserver"
 )
@@ -37,7 +36,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	case "mysql":
 		s, err = openMySQL(rest)
 	default:
-		return nil, fmt.Errorf("open store: %q is not sqlite:PATH or mysql:DSN", clip(dsn))
+		return nil, fmt.Errorf("open store: %q is not sqlite:PATH or mysql:DSN", hiveserver.Clip(dsn))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
@@ -86,7 +85,7 @@ func (s *Store) Lookup(ctx context.Context, server, queryID string) (hiveserver.
 		return hiveserver.Query{}, false, nil
 	}
 	if err != nil {
-		return hiveserver.Query{}, false, fmt.Errorf("look up %s %s in %s: %w", server, clip(queryID), s.desc, err)
+		return hiveserver.Query{}, false, fmt.Errorf("look up %s %s in %s: %w", server, hiveserver.Clip(queryID), s.desc, err)
 	}
 	q.Hook, q.PreTimeMs, q.PostTimeMs = hiveserver.Hook(hook), pre.Int64, post.Int64
 	return q, true, nil
@@ -94,17 +93,3 @@ func (s *Store) Lookup(ctx context.Context, server, queryID string) (hiveserver.
 
 // nullMs is a time column's value: NULL for 0.
 func nullMs(ms int64) sql.NullInt64 { return sql.NullInt64{Int64: ms, Valid: ms != 0} }
-
-// clip shortens a value quoted in an error, so an error stays one short
-// line whatever was sent.
-func clip(s string) string {
-	const n = 64
-	if len(s) <= n {
-		return s
-	}
-	i := n
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…"
-}

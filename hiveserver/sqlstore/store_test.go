@@ -12,73 +12,16 @@ import (
 	"time"
 
 	"github.com/slowpeer/slowpeer/hiveserver"
+	"github.com/slowpeer/slowpeer/hiveserver/storetest"
 )
 
-// TestStoreMerge pins the row of the original design that a sequence of
-// events leaves, on every store, whether the events come in one
-// transaction or one each.
-func TestStoreMerge(t *testing.T) {
-	forEachStore(t, func(t *testing.T, dsn string) {
-		s := openStore(t, dsn)
-		ctx := context.Background()
-		n := 0
-		f := func(name string, events []hiveserver.Event, want hiveserver.Query) {
-			t.Helper()
-			for _, batched := range []bool{true, false} {
-				n++
-				id := fmt.Sprintf("q%d", n)
-				for i := range events {
-					events[i].QueryID = id
-				}
-				if batched {
-					if _, err := s.Commit(ctx, events); err != nil {
-						t.Fatalf("%s: %v", name, err)
-					}
-				} else {
-					for _, e := range events {
-						if _, err := s.Commit(ctx, []hiveserver.Event{e}); err != nil {
-							t.Fatalf("%s: %v", name, err)
-						}
-					}
-				}
-				got, ok, err := s.Lookup(ctx, "hs1:10000", id)
-				w := want
-				w.Server, w.QueryID = "hs1:10000", id
-				if err != nil || !ok || got != w {
-					t.Errorf("%s (batched %v):\n got %+v, %v, %v\nwant %+v", name, batched, got, ok, err, w)
-				}
-			}
-		}
-		e := func(hook hiveserver.Hook, job, text string, ms int64) hiveserver.Event {
-			return hiveserver.Event{Server: "hs1:10000", Hook: hook, QueryStr: text, JobName: job, TimeMs: ms}
-		}
-		f("start", []hiveserver.Event{e(hiveserver.PreExec, "j", "SELECT 1", 100)},
-			hiveserver.Query{Hook: hiveserver.PreExec, QueryStr: "SELECT 1", JobName: "j", PreTimeMs: 100})
-		f("start then end", []hiveserver.Event{e(hiveserver.PreExec, "j", "SELECT 1", 100), e(hiveserver.PostExec, "j", "SELECT 1", 250)},
-			hiveserver.Query{Hook: hiveserver.PostExec, QueryStr: "SELECT 1", JobName: "j", PreTimeMs: 100, PostTimeMs: 250})
-		f("end without start is kept", []hiveserver.Event{e(hiveserver.OnFailure, "j", "SELECT 1", 250)},
-			hiveserver.Query{Hook: hiveserver.OnFailure, QueryStr: "SELECT 1", JobName: "j", PostTimeMs: 250})
-		f("late start completes the row", []hiveserver.Event{e(hiveserver.PostExec, "j", "SELECT 1", 250), e(hiveserver.PreExec, "j", "SELECT 1", 100)},
-			hiveserver.Query{Hook: hiveserver.PostExec, QueryStr: "SELECT 1", JobName: "j", PreTimeMs: 100, PostTimeMs: 250})
-		f("the same event twice", []hiveserver.Event{e(hiveserver.PreExec, "j", "SELECT 1", 100), e(hiveserver.PreExec, "j", "SELECT 1", 100)},
-			hiveserver.Query{Hook: hiveserver.PreExec, QueryStr: "SELECT 1", JobName: "j", PreTimeMs: 100})
-		f("the first start wins", []hiveserver.Event{e(hiveserver.PreExec, "j", "SELECT 1", 100), e(hiveserver.PreExec, "k", "SELECT 2", 90)},
-			hiveserver.Query{Hook: hiveserver.PreExec, QueryStr: "SELECT 1", JobName: "j", PreTimeMs: 100})
-		f("the first end wins", []hiveserver.Event{e(hiveserver.PreExec, "j", "S", 100), e(hiveserver.OnFailure, "j", "S", 300), e(hiveserver.PostExec, "j", "S", 200)},
-			hiveserver.Query{Hook: hiveserver.OnFailure, QueryStr: "S", JobName: "j", PreTimeMs: 100, PostTimeMs: 300})
-		f("empty fields are filled later", []hiveserver.Event{e(hiveserver.PreExec, "", "", 100), e(hiveserver.PostExec, "j", "SELECT 3", 200)},
-			hiveserver.Query{Hook: hiveserver.PostExec, QueryStr: "SELECT 3", JobName: "j", PreTimeMs: 100, PostTimeMs: 200})
-		text := "SELECT '名字', '😀', '%2B', '+', '&' FROM 用户表\n\t-- 北京"
-		f("any text", []hiveserver.Event{e(hiveserver.PreExec, "日报 名", text, 100)},
-			hiveserver.Query{Hook: hiveserver.PreExec, QueryStr: text, JobName: "日报 名", PreTimeMs: 100})
-		long := strings.Repeat("长", hiveserver.MaxQueryStrBytes/3)
-		f("longest text", []hiveserver.Event{e(hiveserver.PreExec, strings.Repeat("j", hiveserver.MaxJobNameBytes), long, 100)},
-			hiveserver.Query{Hook: hiveserver.PreExec, QueryStr: long, JobName: strings.Repeat("j", hiveserver.MaxJobNameBytes), PreTimeMs: 100})
-
-		if _, ok, err := s.Lookup(ctx, "hs1:10000", "never"); ok || err != nil {
-			t.Errorf("Lookup of a missing row: %v, %v", ok, err)
-		}
-	})
+// TestStore runs the tests every store must pass, on SQLite and on MySQL.
+func TestStore(t *testing.T) {
+	open := func(dsn func(testing.TB) string) func(*testing.T) storetest.Store {
+		return func(t *testing.T) storetest.Store { return openStore(t, dsn(t)) }
+	}
+	t.Run("sqlite", func(t *testing.T) { storetest.Run(t, open(sqliteDSN)) })
+	t.Run("mysql", func(t *testing.T) { storetest.Run(t, open(mysqlDSN)) })
 }
 
 // TestStoreRandomEvents applies random event sequences (repeats, ends
@@ -104,7 +47,7 @@ func TestStoreRandomEvents(t *testing.T) {
 					QueryID:  fmt.Sprintf("q%d", rng.IntN(25)),
 					QueryStr: []string{"", "SELECT 1"}[rng.IntN(2)],
 					JobName:  jobs[rng.IntN(len(jobs))],
-					TimeMs:   at(time.Duration(rng.IntN(3600)) * time.Second),
+					TimeMs:   storetest.At(time.Duration(rng.IntN(3600)) * time.Second),
 				})
 			}
 			got, err := s.Commit(ctx, events)
@@ -171,7 +114,7 @@ func TestStoreReopen(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Commit(ctx, []hiveserver.Event{ev("hs1:10000", hiveserver.PreExec, "q1", "j", at(0))}); err != nil {
+		if _, err := s.Commit(ctx, []hiveserver.Event{storetest.Event("hs1:10000", hiveserver.PreExec, "q1", "j", storetest.At(0))}); err != nil {
 			t.Fatal(err)
 		}
 		s.Close()
@@ -180,7 +123,7 @@ func TestStoreReopen(t *testing.T) {
 		if err := s.db.QueryRowContext(ctx, readVersion, schemaComponent).Scan(&v); err != nil || v != 1 {
 			t.Fatalf("schema version %d, %v; want 1", v, err)
 		}
-		if q, ok, err := s.Lookup(ctx, "hs1:10000", "q1"); !ok || err != nil || q.PreTimeMs != at(0) {
+		if q, ok, err := s.Lookup(ctx, "hs1:10000", "q1"); !ok || err != nil || q.PreTimeMs != storetest.At(0) {
 			t.Fatalf("after reopen: %+v, %v, %v", q, ok, err)
 		}
 		if _, err := s.db.ExecContext(ctx, writeVersion, 99, schemaComponent); err != nil {

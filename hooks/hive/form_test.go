@@ -1,13 +1,12 @@
 package hive
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"net/url"
-	"os"
 	"strings"
 	"testing"
+
+	"github.com/slowpeer/slowpeer/hiveserver/storetest"
 )
 
 // TestHookFormMatchesReference checks that the hook writes, byte for byte,
@@ -16,39 +15,16 @@ import (
 // with java.net.URLEncoder, as a hook does).
 func TestHookFormMatchesReference(t *testing.T) {
 	classes := compileHook(t)
-	f, err := os.Open("../../hiveserver/testdata/hook_bodies.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	type reference struct {
-		Hook, QueryID, JobName, QueryStr, Body string
-	}
-	var refs []reference
-	var props strings.Builder
-	for lines := bufio.NewScanner(f); lines.Scan(); {
-		var r reference
-		if err := json.Unmarshal(lines.Bytes(), &r); err != nil {
-			t.Fatal(err)
-		}
+	refs := storetest.HookCases(t)
+	var forms []driverForm
+	for _, r := range refs {
 		form, err := url.ParseQuery(r.Body)
 		if err != nil {
 			t.Fatal(err)
 		}
-		refs = append(refs, r)
-		n := len(refs)
-		fmt.Fprintf(&props, "form.%d.server=%s\nform.%d.hook=%s\nform.%d.queryId=%s\nform.%d.queryStr=%s\nform.%d.jobName=%s\nform.%d.timestamp=%s\n",
-			n, escape(form.Get("server")), n, r.Hook, n, escape(r.QueryID), n, escape(r.QueryStr), n, escape(r.JobName), n, form.Get("timestamp"))
+		forms = append(forms, driverForm{form.Get("server"), string(r.Hook), r.QueryID, r.QueryStr, r.JobName, form.Get("timestamp")})
 	}
-	if len(refs) == 0 {
-		t.Fatal("no reference bodies")
-	}
-	fmt.Fprintf(&props, "forms=%d\n", len(refs))
-	stdout, _ := runDriver(t, classes, props.String())
-	got := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
-	if len(got) != len(refs) {
-		t.Fatalf("driver printed %d bodies for %d references:\n%s", len(got), len(refs), stdout)
-	}
+	got := formBodies(t, classes, forms)
 	for i, r := range refs {
 		if got[i] != r.Body {
 			t.Errorf("%s %s:\n got %s\nwant %s", r.Hook, r.QueryID, got[i], r.Body)
@@ -70,18 +46,11 @@ func TestHookFormCleansJobName(t *testing.T) {
 		{"x" + long, "x" + strings.Repeat("é", 127)},
 		{"", ""},
 	}
-	var props strings.Builder
-	for i, c := range cases {
-		n := i + 1
-		fmt.Fprintf(&props, "form.%d.server=h%%3A1\nform.%d.hook=PRE_EXEC_HOOK\nform.%d.queryId=q\nform.%d.queryStr=\nform.%d.jobName=%s\nform.%d.timestamp=1\n",
-			n, n, n, n, n, escape(c.jobName), n)
+	var forms []driverForm
+	for _, c := range cases {
+		forms = append(forms, driverForm{"h:1", "PRE_EXEC_HOOK", "q", "", c.jobName, "1"})
 	}
-	fmt.Fprintf(&props, "forms=%d\n", len(cases))
-	stdout, _ := runDriver(t, classes, props.String())
-	got := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
-	if len(got) != len(cases) {
-		t.Fatalf("driver printed %d bodies for %d cases:\n%s", len(got), len(cases), stdout)
-	}
+	got := formBodies(t, classes, forms)
 	for i, c := range cases {
 		form, err := url.ParseQuery(got[i])
 		if err != nil {
@@ -107,18 +76,11 @@ func TestHookFormCutsQueryStr(t *testing.T) {
 		{strings.Repeat("a", limit-2) + "😀b", strings.Repeat("a", limit-2)},
 		{"SELECT '\x00'", "SELECT ' '"},
 	}
-	var props strings.Builder
-	for i, c := range cases {
-		n := i + 1
-		fmt.Fprintf(&props, "form.%d.server=h\nform.%d.hook=PRE_EXEC_HOOK\nform.%d.queryId=q\nform.%d.queryStr=%s\nform.%d.jobName=\nform.%d.timestamp=1\n",
-			n, n, n, n, escape(c.queryStr), n, n)
+	var forms []driverForm
+	for _, c := range cases {
+		forms = append(forms, driverForm{"h", "PRE_EXEC_HOOK", "q", c.queryStr, "", "1"})
 	}
-	fmt.Fprintf(&props, "forms=%d\n", len(cases))
-	stdout, _ := runDriver(t, classes, props.String())
-	got := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
-	if len(got) != len(cases) {
-		t.Fatalf("driver printed %d bodies for %d cases", len(got), len(cases))
-	}
+	got := formBodies(t, classes, forms)
 	for i, c := range cases {
 		form, err := url.ParseQuery(got[i])
 		if err != nil {
@@ -132,4 +94,28 @@ func TestHookFormCutsQueryStr(t *testing.T) {
 			t.Errorf("case %d: queryStr of %d bytes sent as %d bytes, want %d", i, len(c.queryStr), len(q), len(c.want))
 		}
 	}
+}
+
+// driverForm is the fields of one form for the HookDriver to build, as the
+// hook builds one from a statement (values before any encoding).
+type driverForm struct{ server, hook, queryID, queryStr, jobName, timestamp string }
+
+// formBodies has the HookDriver build forms and returns the body it
+// printed for each.
+func formBodies(t *testing.T, classes string, forms []driverForm) []string {
+	t.Helper()
+	var props strings.Builder
+	for i, f := range forms {
+		for _, field := range [][2]string{{"server", f.server}, {"hook", f.hook}, {"queryId", f.queryID},
+			{"queryStr", f.queryStr}, {"jobName", f.jobName}, {"timestamp", f.timestamp}} {
+			fmt.Fprintf(&props, "form.%d.%s=%s\n", i+1, field[0], escape(field[1]))
+		}
+	}
+	fmt.Fprintf(&props, "forms=%d\n", len(forms))
+	stdout, _ := runDriver(t, classes, props.String())
+	bodies := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+	if len(bodies) != len(forms) {
+		t.Fatalf("driver printed %d bodies for %d forms:\n%.4000s", len(bodies), len(forms), stdout)
+	}
+	return bodies
 }

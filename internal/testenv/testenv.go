@@ -5,6 +5,9 @@
 // Each helper skips the test when its service is missing, unless
 // SLOWPEER_REQUIRE_SERVICES=1 (as scripts/test and CI set it), where it
 // fails instead: in CI no test of a real service may quietly skip.
+//
+// Start runs a long-running component under a test and stops it at the
+// end.
 package testenv
 
 import (
