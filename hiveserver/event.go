@@ -106,7 +106,7 @@ func ParseEvent(form url.Values) (Event, error) {
 	ts := raw[5]
 	e.TimeMs, err = strconv.ParseInt(ts, 10, 64)
 	if err != nil || ts == "" || ts[0] == '+' {
-		return Event{}, fmt.Errorf("field timestamp: %q is not a whole number of milliseconds", Clip(ts))
+		return Event{}, fmt.Errorf("field timestamp: %q is not a whole number of milliseconds", reports.Clip(ts))
 	}
 	if err := e.Validate(); err != nil {
 		return Event{}, err
@@ -120,7 +120,7 @@ func (e Event) Validate() error {
 		return fmt.Errorf("field server: %w", err)
 	}
 	if !e.Hook.valid() {
-		return fmt.Errorf("field hook: %q is not %s, %s or %s", Clip(string(e.Hook)), PreExec, PostExec, OnFailure)
+		return fmt.Errorf("field hook: %q is not %s, %s or %s", reports.Clip(string(e.Hook)), PreExec, PostExec, OnFailure)
 	}
 	if e.QueryID == "" {
 		return errors.New("field queryId: empty")
@@ -166,21 +166,6 @@ func checkText(s string, maxBytes int, multiline bool) error {
 		return fmt.Errorf("control character %U at byte %d", s[i], i)
 	}
 	return nil
-}
-
-// Clip shortens a value quoted in an error or a log line to its first 64
-// bytes, cut at a whole character and marked "…", so the message stays one
-// short line whatever was sent; a shorter value comes back as it is.
-func Clip(s string) string {
-	const n = 64
-	if len(s) <= n {
-		return s
-	}
-	i := n
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…"
 }
 
 // Form returns the form fields a hook sends for e, queryStr URL-encoded

@@ -155,17 +155,3 @@ func BenchmarkParseEvent(b *testing.B) {
 		}
 	}
 }
-
-func TestClip(t *testing.T) {
-	f := func(s, want string) {
-		t.Helper()
-		if got := hiveserver.Clip(s); got != want {
-			t.Errorf("Clip(%q) = %q, want %q", s, got, want)
-		}
-	}
-	f("", "")
-	f(strings.Repeat("a", 64), strings.Repeat("a", 64))
-	f(strings.Repeat("a", 65), strings.Repeat("a", 64)+"…")
-	f(strings.Repeat("a", 63)+"名字", strings.Repeat("a", 63)+"…") // cut before the character the 64th byte is in
-	f(strings.Repeat("a", 61)+"名字", strings.Repeat("a", 61)+"名…")
-}

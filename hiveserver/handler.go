@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+
+	"github.com/slowpeer/slowpeer/reports"
 )
 
 // The paths of the picker's routes (DESIGN.md, "NameNode-side HTTP API").
@@ -51,7 +53,7 @@ func (p *Picker) SendHandler() http.Handler {
 			return
 		}
 		if err := p.Ingest(r.Context(), e); err != nil {
-			p.log.Warn("hook event not stored", "server", e.Server, "queryId", Clip(e.QueryID), "err", err)
+			p.log.Warn("hook event not stored", "server", e.Server, "queryId", reports.Clip(e.QueryID), "err", err)
 			writeError(w, http.StatusServiceUnavailable, err)
 			return
 		}

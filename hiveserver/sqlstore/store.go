@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/slowpeer/slowpeer/hiveserver"
+	"github.com/slowpeer/slowpeer/reports"
 )
 
 // Store is a hiveserver.Store in SQL: SQLite or MySQL/MariaDB. It is safe
@@ -36,7 +37,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	case "mysql":
 		s, err = openMySQL(rest)
 	default:
-		return nil, fmt.Errorf("open store: %q is not sqlite:PATH or mysql:DSN", hiveserver.Clip(dsn))
+		return nil, fmt.Errorf("open store: %q is not sqlite:PATH or mysql:DSN", reports.Clip(dsn))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
@@ -85,7 +86,7 @@ func (s *Store) Lookup(ctx context.Context, server, queryID string) (hiveserver.
 		return hiveserver.Query{}, false, nil
 	}
 	if err != nil {
-		return hiveserver.Query{}, false, fmt.Errorf("look up %s %s in %s: %w", server, hiveserver.Clip(queryID), s.desc, err)
+		return hiveserver.Query{}, false, fmt.Errorf("look up %s %s in %s: %w", server, reports.Clip(queryID), s.desc, err)
 	}
 	q.Hook, q.PreTimeMs, q.PostTimeMs = hiveserver.Hook(hook), pre.Int64, post.Int64
 	return q, true, nil
