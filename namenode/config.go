@@ -1,6 +1,7 @@
 package namenode
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -93,6 +94,14 @@ type Config struct {
 	// AuthToken, when not empty, is the bearer token every POST must
 	// carry. When empty the service is open and says so once at start.
 	AuthToken string
+	// AuthReads, with AuthToken, asks the token of reads too (GET, HEAD):
+	// without it every GET is open to anyone who can reach the service
+	// (flag -auth-reads).
+	AuthReads bool
+	// TLS, when set, makes Serve speak HTTPS only, with this config (flags
+	// -tls-cert, -tls-key, -tls-client-ca; see package certs). Nil serves
+	// plain HTTP.
+	TLS *tls.Config
 	// ShutdownTimeout bounds how long Serve lets in-flight requests run
 	// after its context is done (default 10s).
 	ShutdownTimeout time.Duration
@@ -192,6 +201,9 @@ func (c Config) Validate() error {
 	}
 	if err := validateToken(c.AuthToken); err != nil {
 		return err
+	}
+	if c.AuthReads && c.AuthToken == "" {
+		return errors.New("auth reads needs an auth token")
 	}
 	return nil
 }

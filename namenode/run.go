@@ -2,6 +2,7 @@ package namenode
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -71,9 +72,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	addr := ln.Addr().String()
 	s.addr.Store(&addr)
 	h := s.Handler()
-	if s.cfg.AuthToken == "" {
-		s.log.Warn("no auth token: anyone who can reach the service can post heartbeats and slow-peer reports",
-			slog.String("listen", addr))
+	s.warnOpen(addr)
+	if s.cfg.TLS != nil {
+		ln = tls.NewListener(ln, s.cfg.TLS)
 	}
 	srv := &http.Server{
 		Handler:           h,
