@@ -51,6 +51,9 @@ func New(cfg Config) (*Agent, error) {
 	if a.client == nil {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		tr.MaxIdleConnsPerHost = 2
+		if cfg.TLS != nil {
+			tr.TLSClientConfig = cfg.TLS
+		}
 		a.client = &http.Client{Transport: tr}
 	}
 	if a.metrics == nil {

@@ -1,6 +1,7 @@
 package datanode
 
 import (
+	"crypto/tls"
 	"log/slog"
 	"net"
 	"net/http"
@@ -127,6 +128,11 @@ type Config struct {
 	// its own. Each request is bounded by a context deadline, not by the
 	// client's Timeout.
 	HTTPClient *http.Client
+	// TLS configures the agent's own client for https:// services and
+	// -hadoop-jmx URLs: the CAs to trust, the client certificate for
+	// mutual TLS (package certs builds one that re-reads it). Nil uses
+	// Go's defaults, the system's roots. Unused with HTTPClient.
+	TLS *tls.Config
 }
 
 // DefaultConfig returns a Config with every default set and no ID,

@@ -16,6 +16,7 @@ import (
 )
 
 const namenodeSynopsis = "-listen ADDR [-conf DIR] [-D key=value]... [-store DSN] [-hiveservers H:P,...] [-auth-token-file F]" +
+	" [-auth-reads] [-tls-cert F -tls-key F [-tls-client-ca F]]" +
 	" [-hs2-zookeeper H:P[,H:P] [-hs2-namespace NAME] [-hs2-publish-namespace NAME [-hs2-publish-count K]]]"
 
 // namenodeFlags are the flags of "slowpeer namenode".
@@ -23,6 +24,8 @@ type namenodeFlags struct {
 	conf        confFlags
 	listen      string
 	tokenFile   string
+	authReads   bool
+	tls         serverTLSFlags
 	store       string
 	hiveservers string
 	hs2         hs2Flags
@@ -30,7 +33,10 @@ type namenodeFlags struct {
 
 func (f *namenodeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.listen, "listen", "", "`ADDR` to serve HTTP on, host:port (required; port 0 picks a free one)")
-	fs.StringVar(&f.tokenFile, "auth-token-file", "", "`F`, a file holding the bearer token every POST must carry (default: the service is open)")
+	fs.StringVar(&f.tokenFile, "auth-token-file", "", "`F`, a file holding the bearer token every POST must carry (default: the service is open, "+
+		"and takes hook events only of the HiveServers of -hiveservers and the registries)")
+	fs.BoolVar(&f.authReads, "auth-reads", false, "ask the -auth-token-file token of every read (GET) too; without it all GET endpoints are open")
+	f.tls.register(fs)
 	fs.StringVar(&f.store, "store", hiveserverDefaultStore, "`DSN` of the Hive hook event store: sqlite:PATH, or mysql:DSN (go-sql-driver) for MySQL or MariaDB shared by replicas")
 	fs.StringVar(&f.hiveservers, "hiveservers", "", "HiveServers `H:P,...` the picker always knows, beside those that send hook events")
 	f.hs2.register(fs)
@@ -50,7 +56,7 @@ func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
 	}
-	cfg, conf, err := f.config()
+	cfg, conf, reload, err := f.config()
 	if err != nil {
 		return usageError{err}
 	}
@@ -70,6 +76,10 @@ func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if err != nil {
 		ln.Close()
 		return g.Stop(err)
+	}
+	if len(reload) > 0 {
+		h := newHangup(log, reload)
+		g.Go("TLS reload on SIGHUP", h.run)
 	}
 	// The picker commits until the HTTP service has let in-flight hook
 	// events finish: a 200 means the event is stored.
@@ -97,7 +107,10 @@ func namenodeComponents(ctx context.Context, g *group, f *namenodeFlags, conf ha
 		sources = append(sources, w)
 		g.Go("hiveserver2 watcher", w.Run)
 	}
-	picker, store, err := openHiveserver(ctx, f.store, f.hiveservers, sources, conf, log)
+	// Open, only known HiveServers may post: else anyone could make a
+	// host of their choosing known, and picked.
+	knownOnly := srv.Config().AuthToken == ""
+	picker, store, err := openHiveserver(ctx, f.store, f.hiveservers, sources, knownOnly, conf, log)
 	if err != nil {
 		return nil, err
 	}
@@ -123,33 +136,42 @@ func namenodeComponents(ctx context.Context, g *group, f *namenodeFlags, conf ha
 }
 
 // config assembles the service's Config from the flags and the Hadoop
-// configuration.
-func (f *namenodeFlags) config() (namenode.Config, hadoopConf, error) {
+// configuration, and returns with it the TLS files SIGHUP re-reads.
+func (f *namenodeFlags) config() (namenode.Config, hadoopConf, []reloadable, error) {
 	cfg := namenode.DefaultConfig()
 	if f.listen == "" {
-		return cfg, nil, errors.New("-listen ADDR is required")
+		return cfg, nil, nil, errors.New("-listen ADDR is required")
 	}
 	if _, _, err := net.SplitHostPort(f.listen); err != nil {
-		return cfg, nil, fmt.Errorf("-listen %q is not host:port", f.listen)
+		return cfg, nil, nil, fmt.Errorf("-listen %q is not host:port", f.listen)
 	}
 	cfg.Listen = f.listen
 	if err := f.hs2.check(); err != nil {
-		return cfg, nil, err
+		return cfg, nil, nil, err
+	}
+	if f.authReads && f.tokenFile == "" {
+		return cfg, nil, nil, errors.New("-auth-reads needs -auth-token-file")
 	}
 	conf, err := f.conf.load()
 	if err != nil {
-		return cfg, nil, err
+		return cfg, nil, nil, err
 	}
 	if err := namenodeConf(conf, &cfg); err != nil {
-		return cfg, nil, err
+		return cfg, nil, nil, err
 	}
 	if f.tokenFile != "" {
 		if cfg.AuthToken, err = readTokenFile(f.tokenFile); err != nil {
-			return cfg, nil, err
+			return cfg, nil, nil, err
 		}
 	}
-	if err := cfg.Validate(); err != nil {
-		return cfg, nil, fmt.Errorf("configuration: %w", err)
+	cfg.AuthReads = f.authReads
+	tlsCfg, reload, err := f.tls.load()
+	if err != nil {
+		return cfg, nil, nil, err
 	}
-	return cfg, conf, nil
+	cfg.TLS = tlsCfg
+	if err := cfg.Validate(); err != nil {
+		return cfg, nil, nil, fmt.Errorf("configuration: %w", err)
+	}
+	return cfg, conf, reload, nil
 }
