@@ -106,6 +106,13 @@ type Config struct {
 	// every network operation of a probe; waiting for an acknowledgement
 	// from k nodes downstream may take k times this.
 	ProbeTimeout time.Duration
+	// ProbeMaxFailures is slowpeer.probe.max.failures, default 3: after
+	// this many failures in a row to reach a peer (a refused or timed-out
+	// connection, one that broke midway), with no packet acknowledged in
+	// between, the agent drops its averages of that peer, so that a dead
+	// node leaves the next report instead of staying slow for the hours
+	// the rolling windows span. 0 never drops them.
+	ProbeMaxFailures int
 	// HadoopJMXInterval is slowpeer.hadoop.jmx.interval, default 1m.
 	HadoopJMXInterval time.Duration
 	// HadoopJMXPeerPort is slowpeer.hadoop.jmx.peer.port, default 0. Hadoop
@@ -152,6 +159,7 @@ func DefaultConfig() Config {
 		ProbePacketBytes:           DefaultProbePacketBytes,
 		ProbeMaxBytesPerSecond:     DefaultProbeMaxBytesPerSecond,
 		ProbeTimeout:               DefaultProbeTimeout,
+		ProbeMaxFailures:           DefaultProbeMaxFailures,
 		HadoopJMXInterval:          DefaultHadoopJMXInterval,
 		HadoopJMXPeerPort:          DefaultHadoopJMXPeerPort,
 		MaxRetryBackoff:            DefaultMaxRetryBackoff,

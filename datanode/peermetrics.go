@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/slowpeer/slowpeer/outlier"
@@ -30,12 +31,18 @@ type PeerMetrics struct {
 	mu       sync.Mutex
 	detector *outlier.Detector
 	samples  []outlier.Sample
+
+	// The peers that failed to answer lately (unreachable.go).
+	maxFailures int
+	failing     atomic.Int64 // len(failures), read without failMu on the hot path
+	failMu      sync.Mutex
+	failures    map[string]int // consecutive failures per peer
 }
 
 // NewPeerMetrics returns an empty PeerMetrics that uses the rolling
 // windows (RollingWindow, RollingWindows) and the outlier settings
-// (MinOutlierDetectionSamples, MinOutlierDetectionNodes, LowThreshold) of
-// cfg; it reads no other field. It panics if those fields are invalid, as
+// (MinOutlierDetectionSamples, MinOutlierDetectionNodes, LowThreshold) and
+// ProbeMaxFailures of cfg; it reads no other field. It panics if those fields are invalid, as
 // Config.Validate would report.
 func NewPeerMetrics(cfg Config) *PeerMetrics {
 	if err := cfg.validateMetrics(); err != nil {
@@ -45,6 +52,9 @@ func NewPeerMetrics(cfg Config) *PeerMetrics {
 		averages:   rolling.New(cfg.RollingWindow, cfg.RollingWindows),
 		minSamples: cfg.MinOutlierDetectionSamples,
 		detector:   outlier.New(cfg.MinOutlierDetectionNodes, cfg.LowThreshold),
+
+		maxFailures: cfg.ProbeMaxFailures,
+		failures:    map[string]int{},
 	}
 }
 
@@ -67,6 +77,9 @@ func (m *PeerMetrics) AddSendPacketDownstream(peer string, elapsed time.Duration
 func (m *PeerMetrics) AddSendPacketDownstreamAt(now time.Time, peer string, elapsed time.Duration) {
 	if elapsed < 0 {
 		return
+	}
+	if m.failing.Load() > 0 {
+		m.reached(peer)
 	}
 	m.averages.AddAt(now, peer, float64(elapsed)/float64(time.Millisecond))
 }
