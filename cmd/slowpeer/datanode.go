@@ -63,9 +63,8 @@ func runDatanode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if err != nil {
 		return usageError{err}
 	}
-	if len(reload) == 0 {
-		return agent.Run(ctx)
-	}
+	// SIGHUP re-reads the client certificate, if any; it never ends the
+	// agent (systemctl reload sends it).
 	g := newGroup(log)
 	g.Go("agent", agent.Run)
 	g.Go("TLS reload on SIGHUP", newHangup(log, reload).run)

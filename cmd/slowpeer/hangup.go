@@ -56,6 +56,9 @@ func (h *hangup) run(ctx context.Context) error {
 
 // reload re-reads every item once.
 func (h *hangup) reload() {
+	if len(h.items) == 0 {
+		h.log.Info("SIGHUP: no TLS files to re-read")
+	}
 	for _, it := range h.items {
 		if err := it.reload(); err != nil {
 			h.log.Error("SIGHUP: keep the files in use", slog.String("what", it.name), slog.Any("err", err))

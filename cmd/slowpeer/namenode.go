@@ -77,10 +77,9 @@ func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		ln.Close()
 		return g.Stop(err)
 	}
-	if len(reload) > 0 {
-		h := newHangup(log, reload)
-		g.Go("TLS reload on SIGHUP", h.run)
-	}
+	// SIGHUP re-reads the TLS files, if any; it never ends the service
+	// (systemctl reload sends it).
+	g.Go("TLS reload on SIGHUP", newHangup(log, reload).run)
 	// The picker commits until the HTTP service has let in-flight hook
 	// events finish: a 200 means the event is stored.
 	g.Go("http service and hiveserver picker", func(ctx context.Context) error {

@@ -58,8 +58,11 @@ func TestNamenodeTLS(t *testing.T) {
 	if code, out, errs := runCmd(t, "", append([]string{"hiveserver", "pick", "-namenode", base}, mtls...)...); code != 0 || out != "hs1.example.com:10000\n" {
 		t.Fatalf("pick over mutual TLS: exit %d, %q %s", code, out, errs)
 	}
-	if code, _, errs := runCmd(t, "", "report", "-namenode", base, "-tls-ca", f.ca); code != 1 || !strings.Contains(errs, "certificate") {
-		t.Fatalf("report without a client certificate: exit %d, %s", code, errs)
+	// Under TLS 1.3 the server refuses after the client thinks the
+	// handshake done, so the client's error varies (certificate required,
+	// broken pipe, no HTTP/2 connection); it never gets an answer.
+	if code, out, errs := runCmd(t, "", "report", "-namenode", base, "-tls-ca", f.ca); code != 1 || out != "" {
+		t.Fatalf("report without a client certificate: exit %d, %q %s", code, out, errs)
 	}
 	if code, _, errs := runCmd(t, "", "report", "-namenode", base); code != 1 || !strings.Contains(errs, "certificate") {
 		t.Fatalf("report trusting only the system's roots: exit %d, %s", code, errs)
