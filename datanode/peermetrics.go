@@ -40,10 +40,10 @@ type PeerMetrics struct {
 }
 
 // NewPeerMetrics returns an empty PeerMetrics that uses the rolling
-// windows (RollingWindow, RollingWindows) and the outlier settings
+// windows (RollingWindow, RollingWindows), the outlier settings
 // (MinOutlierDetectionSamples, MinOutlierDetectionNodes, LowThreshold) and
-// ProbeMaxFailures of cfg; it reads no other field. It panics if those fields are invalid, as
-// Config.Validate would report.
+// ProbeMaxFailures of cfg; it reads no other field. It panics if those
+// fields are invalid, as Config.Validate would report.
 func NewPeerMetrics(cfg Config) *PeerMetrics {
 	if err := cfg.validateMetrics(); err != nil {
 		panic(fmt.Sprintf("BUG: datanode.NewPeerMetrics: %v", err))
