@@ -32,11 +32,12 @@ type PeerMetrics struct {
 	detector *outlier.Detector
 	samples  []outlier.Sample
 
-	// The peers that failed to answer lately (unreachable.go).
-	maxFailures int
-	failing     atomic.Int64 // len(failures), read without failMu on the hot path
-	failMu      sync.Mutex
-	failures    map[string]int // consecutive failures per peer
+	// The peers that failed to answer lately (unreachable.go): peer →
+	// *atomic.Int64, its failures in a row. The hot path reads failing,
+	// the number of entries, and looks a peer up only when there are any.
+	maxFailures int64
+	failures    sync.Map
+	failing     atomic.Int64
 }
 
 // NewPeerMetrics returns an empty PeerMetrics that uses the rolling
@@ -53,8 +54,7 @@ func NewPeerMetrics(cfg Config) *PeerMetrics {
 		minSamples: cfg.MinOutlierDetectionSamples,
 		detector:   outlier.New(cfg.MinOutlierDetectionNodes, cfg.LowThreshold),
 
-		maxFailures: cfg.ProbeMaxFailures,
-		failures:    map[string]int{},
+		maxFailures: int64(cfg.ProbeMaxFailures),
 	}
 }
 
@@ -78,9 +78,7 @@ func (m *PeerMetrics) AddSendPacketDownstreamAt(now time.Time, peer string, elap
 	if elapsed < 0 {
 		return
 	}
-	if m.failing.Load() > 0 {
-		m.reached(peer)
-	}
+	m.reached(peer)
 	m.averages.AddAt(now, peer, float64(elapsed)/float64(time.Millisecond))
 }
 

@@ -35,8 +35,28 @@ func TestPeerMetricsDropsUnreachablePeer(t *testing.T) {
 	if len(got) != 1 || got[0].Key != "10.0.0.6:9866" {
 		t.Fatalf("Latencies after the drop = %+v, want 10.0.0.6 only", got)
 	}
-	if n := m.Failures("10.0.0.5:9866"); n != 0 || m.failing.Load() != 0 {
-		t.Fatalf("after the drop: %d failures, %d failing", n, m.failing.Load())
+	// The outage goes on: nothing more to drop, nothing more reported.
+	for range 5 {
+		if m.AddFailure("10.0.0.5:9866") {
+			t.Fatal("dropped twice in one outage")
+		}
+	}
+	if n := m.Failures("10.0.0.5:9866"); n != 8 {
+		t.Fatalf("Failures during the outage = %d, want 8", n)
+	}
+	// It comes back, is measured afresh, and a new outage drops it again.
+	m.AddSendPacketDownstreamAt(now, "10.0.0.5:9866", 3*time.Millisecond)
+	if got := m.Latencies(now); len(got) != 2 || got[0].Mean != 3 || got[0].Count != 1 {
+		t.Fatalf("Latencies after it came back = %+v", got)
+	}
+	if m.AddFailure("10.0.0.5:9866") || m.AddFailure("10.0.0.5:9866") || !m.AddFailure("10.0.0.5:9866") {
+		t.Fatal("a second outage: want the drop at the third failure")
+	}
+	// A peer this agent never timed has nothing to drop.
+	for range 3 {
+		if m.AddFailure("10.0.0.9:9866") {
+			t.Fatal("dropped a peer that had no averages")
+		}
 	}
 
 	cfg.ProbeMaxFailures = 0

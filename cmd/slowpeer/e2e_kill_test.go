@@ -2,6 +2,7 @@ package main
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,7 +53,34 @@ func TestEndToEndKilledSlowNode(t *testing.T) {
 			c.fail(t, "after the killed node left, /slowpeers names %+v", nodes)
 		}
 	}
-	t.Logf("slow node %s found %v after start; killed, it left /slowpeers after %v (bound %v)",
-		victim.id, found.Round(10*time.Millisecond), gone.Round(10*time.Millisecond), e2eGoneBound)
+	first, last, n := dropTimes(c, victim.id, killed)
+	t.Logf("slow node %s found %v after start; killed, %d agents dropped it %v to %v after, and it left /slowpeers after %v (bound %v)",
+		victim.id, found.Round(10*time.Millisecond), n, first.Round(10*time.Millisecond), last.Round(10*time.Millisecond),
+		gone.Round(10*time.Millisecond), e2eGoneBound)
 	c.stop(t)
+}
+
+// dropTimes reads from the agents' logs when each dropped node, as time
+// since killed: the first and last, and how many agents did.
+func dropTimes(c *cluster, node string, killed time.Time) (first, last time.Duration, n int) {
+	for _, p := range c.agents {
+		for _, line := range strings.Split(p.logText(), "\n") {
+			if !strings.Contains(line, `msg="peer unreachable`) || !strings.Contains(line, " peer="+node+" ") {
+				continue
+			}
+			stamp, _, _ := strings.Cut(strings.TrimPrefix(line, "time="), " ")
+			at, err := time.Parse(time.RFC3339Nano, stamp)
+			if err != nil {
+				continue
+			}
+			d := at.Sub(killed)
+			if n == 0 || d < first {
+				first = d
+			}
+			last = max(last, d)
+			n++
+			break
+		}
+	}
+	return first, last, n
 }
