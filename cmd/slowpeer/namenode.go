@@ -56,10 +56,15 @@ func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
 	}
-	cfg, conf, reload, err := f.config()
+	cfg, conf, err := f.config()
 	if err != nil {
 		return usageError{err}
 	}
+	tlsCfg, reload, err := f.tls.load()
+	if err != nil {
+		return usageError{err}
+	}
+	cfg.TLS = tlsCfg
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	cfg.Logger = log
 	srv, err := namenode.New(cfg)
@@ -135,42 +140,37 @@ func namenodeComponents(ctx context.Context, g *group, f *namenodeFlags, conf ha
 }
 
 // config assembles the service's Config from the flags and the Hadoop
-// configuration, and returns with it the TLS files SIGHUP re-reads.
-func (f *namenodeFlags) config() (namenode.Config, hadoopConf, []reloadable, error) {
+// configuration.
+func (f *namenodeFlags) config() (namenode.Config, hadoopConf, error) {
 	cfg := namenode.DefaultConfig()
 	if f.listen == "" {
-		return cfg, nil, nil, errors.New("-listen ADDR is required")
+		return cfg, nil, errors.New("-listen ADDR is required")
 	}
 	if _, _, err := net.SplitHostPort(f.listen); err != nil {
-		return cfg, nil, nil, fmt.Errorf("-listen %q is not host:port", f.listen)
+		return cfg, nil, fmt.Errorf("-listen %q is not host:port", f.listen)
 	}
 	cfg.Listen = f.listen
 	if err := f.hs2.check(); err != nil {
-		return cfg, nil, nil, err
+		return cfg, nil, err
 	}
 	if f.authReads && f.tokenFile == "" {
-		return cfg, nil, nil, errors.New("-auth-reads needs -auth-token-file")
+		return cfg, nil, errors.New("-auth-reads needs -auth-token-file")
 	}
 	conf, err := f.conf.load()
 	if err != nil {
-		return cfg, nil, nil, err
+		return cfg, nil, err
 	}
 	if err := namenodeConf(conf, &cfg); err != nil {
-		return cfg, nil, nil, err
+		return cfg, nil, err
 	}
 	if f.tokenFile != "" {
 		if cfg.AuthToken, err = readTokenFile(f.tokenFile); err != nil {
-			return cfg, nil, nil, err
+			return cfg, nil, err
 		}
 	}
 	cfg.AuthReads = f.authReads
-	tlsCfg, reload, err := f.tls.load()
-	if err != nil {
-		return cfg, nil, nil, err
-	}
-	cfg.TLS = tlsCfg
 	if err := cfg.Validate(); err != nil {
-		return cfg, nil, nil, fmt.Errorf("configuration: %w", err)
+		return cfg, nil, fmt.Errorf("configuration: %w", err)
 	}
-	return cfg, conf, reload, nil
+	return cfg, conf, nil
 }

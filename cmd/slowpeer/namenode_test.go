@@ -81,7 +81,7 @@ func TestNamenodeConfig(t *testing.T) {
 		if err := parseFlags(fs, args); err != nil {
 			t.Fatal(err)
 		}
-		cfg, _, _, err := f.config()
+		cfg, _, err := f.config()
 		if err != nil {
 			t.Fatalf("%v: %v", args, err)
 		}
