@@ -153,9 +153,6 @@ func (f *namenodeFlags) config() (namenode.Config, hadoopConf, error) {
 	if err := f.hs2.check(); err != nil {
 		return cfg, nil, err
 	}
-	if f.authReads && f.tokenFile == "" {
-		return cfg, nil, errors.New("-auth-reads needs -auth-token-file")
-	}
 	conf, err := f.conf.load()
 	if err != nil {
 		return cfg, nil, err
@@ -167,6 +164,9 @@ func (f *namenodeFlags) config() (namenode.Config, hadoopConf, error) {
 		if cfg.AuthToken, err = readTokenFile(f.tokenFile); err != nil {
 			return cfg, nil, err
 		}
+	}
+	if f.authReads && f.tokenFile == "" {
+		return cfg, nil, errors.New("-auth-reads needs -auth-token-file")
 	}
 	cfg.AuthReads = f.authReads
 	if err := cfg.Validate(); err != nil {
