@@ -1,10 +1,23 @@
 package namenode
 
 import (
+	"errors"
 	"log/slog"
 	"net/http"
 	"slices"
 )
+
+// validateAuth checks the token (validateToken) and that AuthReads comes
+// with one.
+func (c Config) validateAuth() error {
+	if err := validateToken(c.AuthToken); err != nil {
+		return err
+	}
+	if c.AuthReads && c.AuthToken == "" {
+		return errors.New("auth reads needs an auth token")
+	}
+	return nil
+}
 
 // isRead reports whether method only reads: GET, HEAD or OPTIONS.
 func isRead(method string) bool {

@@ -199,11 +199,8 @@ func (c Config) Validate() error {
 	if c.ShutdownTimeout <= 0 {
 		return fmt.Errorf("shutdown timeout must be more than zero, got %v", c.ShutdownTimeout)
 	}
-	if err := validateToken(c.AuthToken); err != nil {
+	if err := c.validateAuth(); err != nil {
 		return err
-	}
-	if c.AuthReads && c.AuthToken == "" {
-		return errors.New("auth reads needs an auth token")
 	}
 	return nil
 }
