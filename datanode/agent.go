@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -52,6 +53,9 @@ func New(cfg Config) (*Agent, error) {
 	if a.client == nil {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		tr.MaxIdleConnsPerHost = 2
+		if cfg.TLS != nil {
+			tr.TLSClientConfig = cfg.TLS
+		}
 		a.client = &http.Client{Transport: tr}
 	}
 	if a.metrics == nil {
@@ -151,6 +155,11 @@ func (a *Agent) Run(ctx context.Context) error {
 		attrs = append(attrs, slog.String("source", "peer metrics"))
 	}
 	a.log.Info("agent started", attrs...)
+	for _, u := range a.cfg.NameNodes {
+		if a.cfg.AuthToken != "" && strings.HasPrefix(strings.ToLower(u), "http://") {
+			a.log.Warn("the bearer token goes to this service in clear: use https", slog.String("namenode", u))
+		}
+	}
 
 	var wg sync.WaitGroup
 	if hln != nil {
@@ -207,6 +216,7 @@ func (a *Agent) progress(ctx context.Context) {
 			slog.Int64("latencies", s.LatenciesRecorded-last.LatenciesRecorded),
 			slog.Int64("corrupt", s.CorruptPackets-last.CorruptPackets),
 			slog.Int64("dropped", s.DroppedConnections-last.DroppedConnections),
+			slog.Int64("peersDropped", s.PeersDropped-last.PeersDropped),
 			slog.Int64("bytesSent", s.ProbeBytesSent-last.ProbeBytesSent),
 			slog.Int64("jmxErrors", s.JMXErrors-last.JMXErrors),
 			slog.Int("peersTested", len(a.metrics.Latencies(time.Now()))))

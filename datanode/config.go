@@ -1,6 +1,7 @@
 package datanode
 
 import (
+	"crypto/tls"
 	"log/slog"
 	"net"
 	"net/http"
@@ -107,6 +108,13 @@ type Config struct {
 	// every network operation of a probe; waiting for an acknowledgement
 	// from k nodes downstream may take k times this.
 	ProbeTimeout time.Duration
+	// ProbeMaxFailures is slowpeer.probe.max.failures, default 3: after
+	// this many failures in a row to reach a peer (a refused or timed-out
+	// connection, one that broke midway), with no packet acknowledged in
+	// between, the agent drops its averages of that peer, so that a dead
+	// node leaves the next report instead of staying slow for the hours
+	// the rolling windows span. 0 never drops them.
+	ProbeMaxFailures int
 	// HadoopJMXInterval is slowpeer.hadoop.jmx.interval, default 1m.
 	HadoopJMXInterval time.Duration
 	// HadoopJMXPeerPort is slowpeer.hadoop.jmx.peer.port, default 0. Hadoop
@@ -130,6 +138,11 @@ type Config struct {
 	// its own. Each request is bounded by a context deadline, not by the
 	// client's Timeout.
 	HTTPClient *http.Client
+	// TLS configures the agent's own client for https:// services and
+	// -hadoop-jmx URLs: the CAs to trust, the client certificate for
+	// mutual TLS (package certs builds one that re-reads it). Nil uses
+	// Go's defaults, the system's roots. Unused with HTTPClient.
+	TLS *tls.Config
 }
 
 // DefaultConfig returns a Config with every default set and no ID,
@@ -149,6 +162,7 @@ func DefaultConfig() Config {
 		ProbePacketBytes:           DefaultProbePacketBytes,
 		ProbeMaxBytesPerSecond:     DefaultProbeMaxBytesPerSecond,
 		ProbeTimeout:               DefaultProbeTimeout,
+		ProbeMaxFailures:           DefaultProbeMaxFailures,
 		HadoopJMXInterval:          DefaultHadoopJMXInterval,
 		HadoopJMXPeerPort:          DefaultHadoopJMXPeerPort,
 		MaxRetryBackoff:            DefaultMaxRetryBackoff,

@@ -135,6 +135,7 @@ func (a *Agent) newMetricsSet() *metrics.Set {
 			{"slowpeer_datanode_latencies_recorded_total", st.LatenciesRecorded},
 			{"slowpeer_datanode_corrupt_packets_total", st.CorruptPackets},
 			{"slowpeer_datanode_dropped_connections_total", st.DroppedConnections},
+			{"slowpeer_datanode_peers_dropped_total", st.PeersDropped},
 			{"slowpeer_datanode_jmx_scrapes_total", st.JMXScrapes},
 			{"slowpeer_datanode_jmx_errors_total", st.JMXErrors},
 		} {

@@ -102,6 +102,15 @@ const (
 	// DefaultProbeTimeout is ten seconds.
 	DefaultProbeTimeout = 10 * time.Second
 
+	// ProbeMaxFailuresKey is how many probes in a row may fail to reach a
+	// peer (a refused or timed-out connection, or one that broke) before
+	// the agent drops what it measured of that peer; 0 never drops it.
+	ProbeMaxFailuresKey = "slowpeer.probe.max.failures"
+	// DefaultProbeMaxFailures is three: one refused dial is a blip, three
+	// without a single acknowledged packet between them mean the peer is
+	// gone, and its three-hour averages would keep it reported slow.
+	DefaultProbeMaxFailures = 3
+
 	// HadoopJMXIntervalKey is how often the agent reads a Hadoop
 	// DataNode's /jmx.
 	HadoopJMXIntervalKey = "slowpeer.hadoop.jmx.interval"

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/slowpeer/slowpeer/outlier"
@@ -30,13 +31,20 @@ type PeerMetrics struct {
 	mu       sync.Mutex
 	detector *outlier.Detector
 	samples  []outlier.Sample
+
+	// The peers that failed to answer lately (unreachable.go): peer →
+	// *atomic.Int64, its failures in a row. The hot path reads failing,
+	// the number of entries, and looks a peer up only when there are any.
+	maxFailures int64
+	failures    sync.Map
+	failing     atomic.Int64
 }
 
 // NewPeerMetrics returns an empty PeerMetrics that uses the rolling
-// windows (RollingWindow, RollingWindows) and the outlier settings
-// (MinOutlierDetectionSamples, MinOutlierDetectionNodes, LowThreshold) of
-// cfg; it reads no other field. It panics if those fields are invalid, as
-// Config.Validate would report.
+// windows (RollingWindow, RollingWindows), the outlier settings
+// (MinOutlierDetectionSamples, MinOutlierDetectionNodes, LowThreshold) and
+// ProbeMaxFailures of cfg; it reads no other field. It panics if those
+// fields are invalid, as Config.Validate would report.
 func NewPeerMetrics(cfg Config) *PeerMetrics {
 	if err := cfg.validateMetrics(); err != nil {
 		panic(fmt.Sprintf("BUG: datanode.NewPeerMetrics: %v", err))
@@ -45,6 +53,8 @@ func NewPeerMetrics(cfg Config) *PeerMetrics {
 		averages:   rolling.New(cfg.RollingWindow, cfg.RollingWindows),
 		minSamples: cfg.MinOutlierDetectionSamples,
 		detector:   outlier.New(cfg.MinOutlierDetectionNodes, cfg.LowThreshold),
+
+		maxFailures: int64(cfg.ProbeMaxFailures),
 	}
 }
 
@@ -68,6 +78,7 @@ func (m *PeerMetrics) AddSendPacketDownstreamAt(now time.Time, peer string, elap
 	if elapsed < 0 {
 		return
 	}
+	m.reached(peer)
 	m.averages.AddAt(now, peer, float64(elapsed)/float64(time.Millisecond))
 }
 

@@ -94,6 +94,9 @@ func (p *prober) probe(ctx context.Context, pipeline []string) error {
 	default:
 		p.counters.droppedConnections.Add(1)
 	}
+	if errors.Is(err, errDropped) {
+		peerFailed(p.metrics, p.counters, p.log, pipeline[0])
+	}
 	return err
 }
 

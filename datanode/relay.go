@@ -76,6 +76,9 @@ func (s *dataServer) relay(ctx context.Context, up net.Conn) (blockHeader, error
 			status = a.Status
 		}
 		if downErr != nil {
+			if errors.Is(downErr, errDropped) && ctx.Err() == nil {
+				peerFailed(s.metrics, s.counters, s.log, hdr.Targets[0])
+			}
 			s.writeAck(up, ack{seq, ackDownstream})
 			return hdr, fmt.Errorf("packet %d to %s: %w", seq, hdr.Targets[0], downErr)
 		}

@@ -41,6 +41,9 @@ type Stats struct {
 	// RefusedConnections counts connections closed at once because
 	// MaxInboundProbes were being served.
 	RefusedConnections int64
+	// PeersDropped counts the times the agent dropped its averages of a
+	// peer it failed to reach ProbeMaxFailures times in a row.
+	PeersDropped int64
 
 	// JMXScrapes counts /jmx documents read and understood.
 	JMXScrapes int64
@@ -54,6 +57,7 @@ type counters struct {
 	probeBlocks, probeBlocksFailed, relayedBlocks                    atomic.Int64
 	probeBytesSent, probeBytesReceived, latenciesRecorded            atomic.Int64
 	corruptPackets, droppedConnections, protocolErrors, refusedConns atomic.Int64
+	peersDropped                                                     atomic.Int64
 	jmxScrapes, jmxErrors                                            atomic.Int64
 }
 
@@ -72,6 +76,7 @@ func (c *counters) snapshot() Stats {
 		DroppedConnections: c.droppedConnections.Load(),
 		ProtocolErrors:     c.protocolErrors.Load(),
 		RefusedConnections: c.refusedConns.Load(),
+		PeersDropped:       c.peersDropped.Load(),
 		JMXScrapes:         c.jmxScrapes.Load(),
 		JMXErrors:          c.jmxErrors.Load(),
 	}

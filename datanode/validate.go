@@ -117,6 +117,8 @@ func (c Config) validateProbes() error {
 		return fmt.Errorf("%s: %d is less than 1", ProbeMaxBytesPerSecondKey, c.ProbeMaxBytesPerSecond)
 	case c.ProbeTimeout <= 0:
 		return fmt.Errorf("%s: %v is not positive", ProbeTimeoutKey, c.ProbeTimeout)
+	case c.ProbeMaxFailures < 0:
+		return fmt.Errorf("%s: %d is negative", ProbeMaxFailuresKey, c.ProbeMaxFailures)
 	}
 	if bps := c.ProbeBytesPerSecond(); bps > float64(c.ProbeMaxBytesPerSecond) {
 		return fmt.Errorf("probes would send %.0f bytes/s (slowpeer.probe.packets %d × slowpeer.probe.packet.size %d / slowpeer.probe.interval %v), more than slowpeer.probe.max.bandwidth %d",

@@ -85,6 +85,11 @@ type Config struct {
 	// Sources are registries of HiveServers (today ZooKeeper's, through
 	// discovery.Watcher) consulted at every pick and list.
 	Sources []Source
+	// KnownServersOnly refuses (403) the hook events of a HiveServer that
+	// is neither in Servers nor in a Source, so that nobody can make a
+	// host of their choosing known, and picked, by posting events for it.
+	// The service sets it when it runs without a bearer token.
+	KnownServersOnly bool
 
 	// Logger receives the picker's events (statements found lost, store
 	// errors); nil means slog.Default().

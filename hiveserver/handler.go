@@ -24,7 +24,8 @@ const MaxSendBytes = 5*MaxQueryStrBytes + 64<<10
 
 // SendHandler answers POST /rest/hiveserver/send: it reads the hook's form
 // (ParseEvent) and ingests the event. 200 {} once the event is stored;
-// 400 {"error": ...} for a bad event, nothing stored; 413 for a body over
+// 400 {"error": ...} for a bad event, nothing stored; 403 for an event of
+// an unknown HiveServer under Config.KnownServersOnly; 413 for a body over
 // MaxSendBytes; 405 for another method; 503 when the store fails (the hook
 // may send again: a repeated event changes nothing).
 func (p *Picker) SendHandler() http.Handler {
@@ -50,6 +51,12 @@ func (p *Picker) SendHandler() http.Handler {
 		e, err := ParseEvent(r.PostForm)
 		if err != nil {
 			writeError(w, http.StatusBadRequest, err)
+			return
+		}
+		if p.cfg.KnownServersOnly && !p.known(e.Server) {
+			p.refused.Add(1)
+			writeError(w, http.StatusForbidden, fmt.Errorf("HiveServer %s is not known (-hiveservers or a registry): "+
+				"without an auth token only their events are taken", reports.Clip(e.Server)))
 			return
 		}
 		if err := p.Ingest(r.Context(), e); err != nil {

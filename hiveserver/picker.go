@@ -48,7 +48,7 @@ type Picker struct {
 
 	maxSendBytes int64 // MaxSendBytes; tests lower it
 
-	events, commits, picks, picksFailed atomic.Uint64
+	events, commits, picks, picksFailed, refused atomic.Uint64
 }
 
 // New returns a Picker of cfg on store, with an empty workload; it does no
@@ -145,11 +145,15 @@ type Counters struct {
 	Picks uint64
 	// PicksFailed counts the picks with none eligible.
 	PicksFailed uint64
+	// EventsRefused counts the events of unknown HiveServers refused
+	// under Config.KnownServersOnly.
+	EventsRefused uint64
 }
 
 // Counters returns the Picker's counters.
 func (p *Picker) Counters() Counters {
-	return Counters{Events: p.events.Load(), Commits: p.commits.Load(), Picks: p.picks.Load(), PicksFailed: p.picksFailed.Load()}
+	return Counters{Events: p.events.Load(), Commits: p.commits.Load(), Picks: p.picks.Load(),
+		PicksFailed: p.picksFailed.Load(), EventsRefused: p.refused.Load()}
 }
 
 // Lost returns how many statements, on all HiveServers known or not, are

@@ -1,5 +1,7 @@
 package hiveserver
 
+import "slices"
+
 // Source tells which HiveServers exist: a registry such as ZooKeeper, where
 // HiveServer2 registers itself, or a static list. A Picker knows the union
 // of its sources and the HiveServers that sent events.
@@ -18,3 +20,13 @@ type Static []string
 
 // Servers returns s.
 func (s Static) Servers() []string { return s }
+
+// known reports whether one of the Picker's sources names server now.
+func (p *Picker) known(server string) bool {
+	for _, src := range p.sources {
+		if slices.Contains(src.Servers(), server) {
+			return true
+		}
+	}
+	return false
+}

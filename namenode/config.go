@@ -1,6 +1,7 @@
 package namenode
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -106,6 +107,14 @@ type Config struct {
 	// AuthToken, when not empty, is the bearer token every POST must
 	// carry. When empty the service is open and says so once at start.
 	AuthToken string
+	// AuthReads, with AuthToken, asks the token of reads too (GET, HEAD):
+	// without it every GET is open to anyone who can reach the service
+	// (flag -auth-reads).
+	AuthReads bool
+	// TLS, when set, makes Serve speak HTTPS only, with this config (flags
+	// -tls-cert, -tls-key, -tls-client-ca; see package certs). Nil serves
+	// plain HTTP.
+	TLS *tls.Config
 	// ShutdownTimeout bounds how long Serve lets in-flight requests run
 	// after its context is done (default 10s).
 	ShutdownTimeout time.Duration
@@ -258,7 +267,7 @@ func (c Config) Validate() error {
 	if c.ShutdownTimeout <= 0 {
 		return fmt.Errorf("shutdown timeout must be more than zero, got %v", c.ShutdownTimeout)
 	}
-	if err := validateToken(c.AuthToken); err != nil {
+	if err := c.validateAuth(); err != nil {
 		return err
 	}
 	return c.validateLimits()

@@ -75,8 +75,11 @@
 //
 // With Config.AuthToken set, every request that is not a GET, HEAD or
 // OPTIONS needs "Authorization: Bearer <token>" (compared in constant
-// time) or is answered 401 before its handler runs. Without a token the
-// service is open and Serve says so once.
+// time) or is answered 401 before its handler runs; with AuthReads as
+// well, every request does. Serve names once, at start, the routes that
+// are open ([Server.OpenEndpoints]). With Config.TLS it speaks HTTPS
+// only (package certs builds a config whose certificates can be re-read
+// while it serves).
 //
 // Other packages add routes with [Server.Handle] (an http.Handler for a
 // method and path pattern) and metric families with [Server.AddMetrics]
@@ -85,7 +88,8 @@
 // histogram. [Server.SlowNodes] and
 // [Server.IsSlowHost] give them the slow set: the top
 // dfs.namenode.max.slowpeer.collect.nodes slow nodes, as Hadoop's
-// DatanodeManager.getSlowPeersUuidSet collects them for block placement.
+// DatanodeManager.getSlowPeersUuidSet collects them for block placement,
+// without the DataNodes that are dead.
 //
 // # Time and goroutines
 //

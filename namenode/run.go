@@ -2,6 +2,7 @@ package namenode
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -94,9 +95,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	limited := newLimitListener(ln, s.cfg.MaxConnections)
 	s.conns.Store(limited)
 	ln = limited
-	if s.cfg.AuthToken == "" {
-		s.log.Warn("no auth token: anyone who can reach the service can post heartbeats and slow-peer reports",
-			slog.String("listen", addr))
+	s.warnOpen(addr)
+	if s.cfg.TLS != nil {
+		ln = tls.NewListener(ln, s.cfg.TLS)
 	}
 	srv := &http.Server{
 		Handler:           h,

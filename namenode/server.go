@@ -173,13 +173,18 @@ func (s *Server) DataNodes() *DataNodes { return s.nodes }
 func (s *Server) Config() Config { return s.cfg }
 
 // SlowNodes returns the ids of the top MaxSlowPeerCollectNodes slow nodes
-// at now: the set to keep new work away from, as Hadoop's
-// DatanodeManager.getSlowPeersUuidSet collects it for block placement.
+// at now that are not dead: the set to keep new work away from, as
+// Hadoop's DatanodeManager.getSlowPeersUuidSet collects it for block
+// placement. A dead DataNode gets no work anyway; leaving it out keeps its
+// place for a live slow node while its peers' reports of it expire.
 func (s *Server) SlowNodes(now time.Time) []string {
-	top := s.tracker.Top(now, s.cfg.MaxSlowPeerCollectNodes)
-	ids := make([]string, len(top))
-	for i, n := range top {
-		ids[i] = n.Node
+	n := s.cfg.MaxSlowPeerCollectNodes
+	_, dead := s.nodes.Counts(now)
+	ids := make([]string, 0, n)
+	for _, sn := range s.tracker.Top(now, n+dead) {
+		if st, _ := s.nodes.State(now, sn.Node); st != Dead && len(ids) < n {
+			ids = append(ids, sn.Node)
+		}
 	}
 	return ids
 }

@@ -138,6 +138,24 @@ func (a *Averages) Snapshot(now time.Time, minSamples int64) []Average {
 	return out
 }
 
+// Delete forgets key and every sample recorded for it, and reports
+// whether it was held. A sample AddAt records for key after Delete starts
+// a new average.
+func (a *Averages) Delete(key string) bool {
+	v, ok := a.keys.Load(key)
+	if !ok {
+		return false
+	}
+	s := v.(*series)
+	s.mu.Lock()
+	s.dead = true // AddAt stores a new series from now on
+	s.mu.Unlock()
+	if a.keys.CompareAndDelete(key, v) {
+		a.n.Add(-1)
+	}
+	return true
+}
+
 // Len returns the number of keys currently held, including those that a
 // Snapshot would delete because all their windows have expired. While AddAt
 // and Snapshot run concurrently it may lag behind them by a few keys.

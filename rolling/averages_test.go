@@ -253,3 +253,24 @@ func TestSeriesSize(t *testing.T) {
 		t.Errorf("unsafe.Sizeof(series{}) = %d, want 128", got)
 	}
 }
+
+func TestDelete(t *testing.T) {
+	a := New(time.Minute, 3)
+	now := time.Unix(1_700_000_000, 0)
+	for range 5 {
+		a.AddAt(now, "dead:1", 40)
+		a.AddAt(now, "live:1", 2)
+	}
+	if !a.Delete("dead:1") || a.Delete("dead:1") || a.Delete("never:1") {
+		t.Fatal("Delete: want true once for a held key, then false")
+	}
+	if got := a.Snapshot(now, 0); len(got) != 1 || got[0].Key != "live:1" || a.Len() != 1 {
+		t.Fatalf("after Delete: %+v, Len %d", got, a.Len())
+	}
+	// A sample after Delete starts afresh.
+	a.AddAt(now, "dead:1", 10)
+	got := a.Snapshot(now, 0)
+	if len(got) != 2 || got[0] != (Average{Key: "dead:1", Mean: 10, Count: 1}) {
+		t.Fatalf("after a new sample: %+v", got)
+	}
+}

@@ -12,7 +12,7 @@ import (
 )
 
 const datanodeSynopsis = "-id HOST:PORT -namenode URL[,URL...] [-data-listen ADDR] [-http-listen ADDR] [-peers H:P,...] [-conf DIR] [-D key=value]...\n" +
-	"                         [-hadoop-jmx URL] [-fault-receive-delay D] [-auth-token-file F]"
+	"                         [-hadoop-jmx URL] [-fault-receive-delay D] [-auth-token-file F] [-tls-ca F [-tls-cert F -tls-key F]]"
 
 // datanodeFlags are the flags of "slowpeer datanode".
 type datanodeFlags struct {
@@ -24,7 +24,7 @@ type datanodeFlags struct {
 	peers      string
 	hadoopJMX  string
 	faultDelay time.Duration
-	tokenFile  string
+	client     clientFlags
 }
 
 func (f *datanodeFlags) register(fs *flag.FlagSet) {
@@ -35,7 +35,7 @@ func (f *datanodeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.peers, "peers", "", "comma-separated ids (`H:P,...`) of the agents to probe; this node's own id is skipped")
 	fs.StringVar(&f.hadoopJMX, "hadoop-jmx", "", "`URL` of a Hadoop DataNode's /jmx whose SendPacketDownstreamAvgInfo replaces the probes")
 	fs.DurationVar(&f.faultDelay, "fault-receive-delay", 0, "wait `D` before acknowledging each probe packet received (fault injection)")
-	fs.StringVar(&f.tokenFile, "auth-token-file", "", "`F`, a file holding the bearer token sent with every heartbeat")
+	f.client.register(fs, "every heartbeat")
 	f.conf.register(fs, datanodeKeys.defaults(datanode.DefaultConfig()))
 }
 
@@ -52,12 +52,23 @@ func runDatanode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if err != nil {
 		return usageError{err}
 	}
-	cfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	tlsCfg, reload, err := f.client.tls()
+	if err != nil {
+		return usageError{err}
+	}
+	cfg.TLS = tlsCfg
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	cfg.Logger = log
 	agent, err := datanode.New(cfg)
 	if err != nil {
 		return usageError{err}
 	}
-	return agent.Run(ctx)
+	// SIGHUP re-reads the client certificate, if any; it never ends the
+	// agent (systemctl reload sends it).
+	g := newGroup(log)
+	g.Go("agent", agent.Run)
+	g.Go("TLS reload on SIGHUP", newHangup(log, reload).run)
+	return g.Run(ctx)
 }
 
 // config assembles the agent's Config from the flags and the Hadoop
@@ -85,8 +96,8 @@ func (f *datanodeFlags) config() (datanode.Config, error) {
 	if cfg.DataListen == "" && cfg.HadoopJMX == "" {
 		cfg.DataListen = cfg.ID // HDFS: the transfer address is the DataNode's id
 	}
-	if f.tokenFile != "" {
-		if cfg.AuthToken, err = readTokenFile(f.tokenFile); err != nil {
+	if f.client.tokenFile != "" {
+		if cfg.AuthToken, err = readTokenFile(f.client.tokenFile); err != nil {
 			return cfg, err
 		}
 	}

@@ -97,7 +97,7 @@ func (d *demo) report(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
-	_, nodes, err := fetchReport(ctx, target)
+	_, nodes, err := fetchReport(ctx, plainClient, target)
 	if err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}

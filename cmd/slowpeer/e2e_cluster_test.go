@@ -199,7 +199,7 @@ func (c *cluster) get(path string, v any) error {
 // slowPeers reads /slowpeers, checked as "slowpeer report" checks it.
 func (c *cluster) slowPeers(t *testing.T) []reports.SlowNode {
 	t.Helper()
-	_, nodes, err := fetchReport(context.Background(), c.base+namenode.SlowPeersPath)
+	_, nodes, err := fetchReport(context.Background(), plainClient, c.base+namenode.SlowPeersPath)
 	if err != nil {
 		c.fail(t, "read /slowpeers: %v", err)
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/slowpeer/slowpeer/reports"
 )
 
-const hiveserverSynopsis = "pick -namenode URL"
+const hiveserverSynopsis = "pick -namenode URL [-tls-ca F [-tls-cert F -tls-key F]] [-auth-token-file F]"
 
 // hiveserverPickTimeout bounds the whole request of "hiveserver pick".
 const hiveserverPickTimeout = 30 * time.Second
@@ -43,10 +43,16 @@ func runHiveserver(ctx context.Context, args []string, stdin io.Reader, stdout, 
 }
 
 func runHiveserverPick(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("hiveserver pick", "-namenode URL", stderr)
+	fs := newFlagSet("hiveserver", hiveserverSynopsis, stderr)
 	namenode := fs.String("namenode", "", "base `URL` of the NameNode-side service, e.g. http://nn1:9871 (required)")
+	var cf clientFlags
+	cf.register(fs, "the request, for a service with -auth-reads")
 	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
+	}
+	client, err := cf.client()
+	if err != nil {
+		return usageError{err}
 	}
 	if *namenode == "" {
 		return usageError{errors.New("-namenode URL is required")}
@@ -63,7 +69,7 @@ func runHiveserverPick(ctx context.Context, args []string, stdout, stderr io.Wri
 	if err != nil {
 		return fmt.Errorf("pick: %w", err)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.do(req)
 	if err != nil {
 		return fmt.Errorf("pick: %w", err)
 	}
@@ -107,16 +113,18 @@ func clipBody(b []byte) string {
 const hiveserverDefaultStore = "sqlite:slowpeer-hiveserver.db"
 
 // openHiveserver opens the HiveServer picker of "slowpeer namenode": its
-// store (-store DSN), its static servers (-hiveservers H:P,...) and the
-// slowpeer.hiveserver.* keys of conf, with the workload loaded from the
+// store (-store DSN), its static servers (-hiveservers H:P,...), whether it
+// takes hook events only of the servers known from them and the sources
+// (knownOnly), and the slowpeer.hiveserver.* keys of conf, with the workload loaded from the
 // store. Run the Picker; once it has stopped, close the Store.
-func openHiveserver(ctx context.Context, store, servers string, sources []hiveserver.Source, conf hadoopConf, log *slog.Logger) (*hiveserver.Picker, *sqlstore.Store, error) {
+func openHiveserver(ctx context.Context, store, servers string, sources []hiveserver.Source, knownOnly bool, conf hadoopConf, log *slog.Logger) (*hiveserver.Picker, *sqlstore.Store, error) {
 	cfg, err := hiveserverConfig(store, servers, conf)
 	if err != nil {
 		return nil, nil, usageError{err}
 	}
 	cfg.Logger = log
 	cfg.Sources = sources
+	cfg.KnownServersOnly = knownOnly
 	s, err := sqlstore.Open(ctx, store)
 	if err != nil {
 		return nil, nil, err

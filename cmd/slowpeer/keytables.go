@@ -41,6 +41,8 @@ var datanodeKeys = keys[datanode.Config]{
 		field: func(c *datanode.Config) any { return &c.ProbeMaxBytesPerSecond }},
 	{name: datanode.ProbeTimeoutKey, unit: millis,
 		field: func(c *datanode.Config) any { return &c.ProbeTimeout }},
+	{name: datanode.ProbeMaxFailuresKey, unit: count, min: 0, max: math.MaxInt32,
+		field: func(c *datanode.Config) any { return &c.ProbeMaxFailures }},
 	{name: datanode.MaxRetryBackoffKey, unit: millis,
 		field: func(c *datanode.Config) any { return &c.MaxRetryBackoff }},
 	{name: datanode.HadoopJMXIntervalKey, unit: millis,

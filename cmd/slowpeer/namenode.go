@@ -16,6 +16,7 @@ import (
 )
 
 const namenodeSynopsis = "-listen ADDR [-conf DIR] [-D key=value]... [-store DSN] [-hiveservers H:P,...] [-auth-token-file F]" +
+	" [-auth-reads] [-tls-cert F -tls-key F [-tls-client-ca F]]" +
 	" [-hs2-zookeeper H:P[,H:P] [-hs2-namespace NAME] [-hs2-publish-namespace NAME [-hs2-publish-count K]]]" +
 	" [-kyuubi-etcd etcd://H:P[,H:P]/NAMESPACE] [-replicas URL,...] [-state-file F]"
 
@@ -24,6 +25,8 @@ type namenodeFlags struct {
 	conf        confFlags
 	listen      string
 	tokenFile   string
+	authReads   bool
+	tls         serverTLSFlags
 	store       string
 	hiveservers string
 	hs2         hs2Flags
@@ -33,7 +36,10 @@ type namenodeFlags struct {
 
 func (f *namenodeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.listen, "listen", "", "`ADDR` to serve HTTP on, host:port (required; port 0 picks a free one)")
-	fs.StringVar(&f.tokenFile, "auth-token-file", "", "`F`, a file holding the bearer token every POST must carry (default: the service is open)")
+	fs.StringVar(&f.tokenFile, "auth-token-file", "", "`F`, a file holding the bearer token every POST must carry (default: the service is open, "+
+		"and takes hook events only of the HiveServers of -hiveservers and the registries)")
+	fs.BoolVar(&f.authReads, "auth-reads", false, "ask the -auth-token-file token of every read (GET) too; without it all GET endpoints are open")
+	f.tls.register(fs)
 	fs.StringVar(&f.store, "store", hiveserverDefaultStore, "`DSN` of the Hive hook event store: sqlite:PATH, or mysql:DSN (go-sql-driver) for MySQL or MariaDB shared by replicas")
 	fs.StringVar(&f.hiveservers, "hiveservers", "", "HiveServers `H:P,...` the picker always knows, beside those that send hook events")
 	f.hs2.register(fs)
@@ -59,6 +65,11 @@ func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if err != nil {
 		return usageError{err}
 	}
+	tlsCfg, reload, err := f.tls.load()
+	if err != nil {
+		return usageError{err}
+	}
+	cfg.TLS = tlsCfg
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	cfg.Logger = log
 	srv, err := namenode.New(cfg)
@@ -79,6 +90,9 @@ func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		ln.Close()
 		return g.Stop(err)
 	}
+	// SIGHUP re-reads the TLS files, if any; it never ends the service
+	// (systemctl reload sends it).
+	g.Go("TLS reload on SIGHUP", newHangup(log, reload).run)
 	// The picker commits until the HTTP service has let in-flight hook
 	// events finish: a 200 means the event is stored.
 	g.Go("http service and hiveserver picker", func(ctx context.Context) error {
@@ -127,7 +141,10 @@ func namenodeComponents(ctx context.Context, g *group, f *namenodeFlags, conf ha
 		}
 		return discovery.Registration{}, false
 	}
-	picker, store, err := openHiveserver(ctx, f.store, f.hiveservers, sources, conf, log)
+	// Open, only known HiveServers may post: else anyone could make a
+	// host of their choosing known, and picked.
+	knownOnly := srv.Config().AuthToken == ""
+	picker, store, err := openHiveserver(ctx, f.store, f.hiveservers, sources, knownOnly, conf, log)
 	if err != nil {
 		return nil, err
 	}
@@ -187,6 +204,10 @@ func (f *namenodeFlags) config() (namenode.Config, hadoopConf, error) {
 			return cfg, nil, err
 		}
 	}
+	if f.authReads && f.tokenFile == "" {
+		return cfg, nil, errors.New("-auth-reads needs -auth-token-file")
+	}
+	cfg.AuthReads = f.authReads
 	if err := cfg.Validate(); err != nil {
 		return cfg, nil, fmt.Errorf("configuration: %w", err)
 	}

@@ -68,6 +68,9 @@ func writePickerMetrics(w io.Writer, servers []hiveserver.Status, c hiveserver.C
 	}
 	header("slowpeer_hiveserver_events_total", "counter", "Hook events stored.")
 	fmt.Fprintf(&b, "slowpeer_hiveserver_events_total %d\n", c.Events)
+	header("slowpeer_hiveserver_events_refused_total", "counter",
+		"Hook events refused because their HiveServer is not known (a service without an auth token).")
+	fmt.Fprintf(&b, "slowpeer_hiveserver_events_refused_total %d\n", c.EventsRefused)
 	header("slowpeer_hiveserver_picks_total", "counter",
 		"Picks answered, by result (ok, or none when no HiveServer was eligible).")
 	fmt.Fprintf(&b, "slowpeer_hiveserver_picks_total{result=\"ok\"} %d\n", c.Picks)

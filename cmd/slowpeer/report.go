@@ -19,7 +19,7 @@ import (
 	"github.com/slowpeer/slowpeer/reports"
 )
 
-const reportSynopsis = "-namenode URL [-top N] [-json]"
+const reportSynopsis = "-namenode URL [-top N] [-json] [-tls-ca F [-tls-cert F -tls-key F]] [-auth-token-file F]"
 
 // reportTimeout bounds all the requests of "report".
 const reportTimeout = 30 * time.Second
@@ -40,8 +40,14 @@ func runReport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	base := fs.String("namenode", "", "base `URL` of the NameNode-side service or of a Hadoop NameNode's HTTP port, e.g. http://nn1:9870 (required)")
 	top := fs.Int("top", 0, "show the top `N` slow nodes (default: the service's dfs.datanode.max.nodes.to.report)")
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
+	var cf clientFlags
+	cf.register(fs, "every request, for a service with -auth-reads")
 	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
+	}
+	client, err := cf.client()
+	if err != nil {
+		return usageError{err}
 	}
 	topSet := false
 	fs.Visit(func(f *flag.Flag) { topSet = topSet || f.Name == "top" })
@@ -51,7 +57,7 @@ func runReport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	}
 	ctx, cancel := context.WithTimeout(ctx, reportTimeout)
 	defer cancel()
-	body, nodes, err := fetchReport(ctx, target)
+	body, nodes, err := fetchReport(ctx, client, target)
 	if errors.Is(err, errNoSlowPeers) {
 		// A Hadoop NameNode: the report is an attribute of its /jmx.
 		path, _, _ := strings.Cut(target, "?") // -namenode has no query
@@ -59,7 +65,7 @@ func runReport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		if !topSet {
 			*top = 0
 		}
-		return reportHadoop(ctx, root, target, *top, *asJSON, stdout)
+		return reportHadoop(ctx, client, root, target, *top, *asJSON, stdout)
 	}
 	if err != nil {
 		return err
@@ -96,10 +102,10 @@ func reportURL(base string, top int, topSet bool) (string, error) {
 var errNoSlowPeers = errors.New("no /slowpeers")
 
 // fetchReport reads and checks the /slowpeers answer at target.
-func fetchReport(ctx context.Context, target string) ([]byte, []reports.SlowNode, error) {
+func fetchReport(ctx context.Context, c serviceClient, target string) ([]byte, []reports.SlowNode, error) {
 	ctx, cancel := context.WithTimeout(ctx, reportTimeout)
 	defer cancel()
-	body, status, err := httpGet(ctx, target, maxReportBytes)
+	body, status, err := c.get(ctx, target, maxReportBytes)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -116,13 +122,31 @@ func fetchReport(ctx context.Context, target string) ([]byte, []reports.SlowNode
 	return body, nodes, nil
 }
 
-// httpGet reads at most limit bytes of the answer to GET target.
-func httpGet(ctx context.Context, target string, limit int) ([]byte, int, error) {
+// serviceClient reads the service's API: an HTTP client (with the TLS
+// flags) and the bearer token of a service with -auth-reads, if any.
+type serviceClient struct {
+	http  *http.Client
+	token string
+}
+
+// plainClient is Go's default client without a token.
+var plainClient = serviceClient{http: http.DefaultClient}
+
+// do sends req, with the token if there is one.
+func (c serviceClient) do(req *http.Request) (*http.Response, error) {
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	return c.http.Do(req)
+}
+
+// get reads at most limit bytes of the answer to GET target.
+func (c serviceClient) get(ctx context.Context, target string, limit int) ([]byte, int, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
 		return nil, 0, fmt.Errorf("report: %w", err)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := c.do(req)
 	if err != nil {
 		return nil, 0, fmt.Errorf("report: %w", err)
 	}

@@ -38,9 +38,9 @@ type hadoopReport struct {
 // nodes. With asJSON it prints the slow nodes as /slowpeers does (Hadoop
 // trunk's shape), leaving out every figure Hadoop did not send, or null
 // when the NameNode does not track slow peers.
-func reportHadoop(ctx context.Context, root, missing string, top int, asJSON bool, stdout io.Writer) error {
+func reportHadoop(ctx context.Context, c serviceClient, root, missing string, top int, asJSON bool, stdout io.Writer) error {
 	target := root + "/jmx?qry=" + url.QueryEscape(jmx.NameNodeStatusBean)
-	body, status, err := httpGet(ctx, target, jmx.MaxDocumentBytes)
+	body, status, err := c.get(ctx, target, jmx.MaxDocumentBytes)
 	if err != nil {
 		return err
 	}
