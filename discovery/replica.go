@@ -11,6 +11,10 @@ import (
 	"time"
 )
 
+// RegistryTimeoutKey is the key of ReplicaConfig.Timeout. A bare number
+// is milliseconds.
+const RegistryTimeoutKey = "slowpeer.registry.lease.timeout"
+
 // DefaultRegistryTimeout is the ZooKeeper session timeout, or the etcd
 // lease TTL, of a Replica (slowpeer.registry.lease.timeout, as Kyuubi's
 // kyuubi.ha.etcd.lease.timeout): how long a replica that died stays

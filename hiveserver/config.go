@@ -49,6 +49,15 @@ const (
 	// DefaultSharedRefreshInterval is ten seconds: a statement another
 	// replica started weighs on this replica's picks within that time.
 	DefaultSharedRefreshInterval = 10 * time.Second
+
+	// RetentionKey is how long the store keeps a statement after its last
+	// event, and a HiveServer after its last event; the leader of the
+	// service replicas (or the only one) deletes what is older. A bare
+	// number is milliseconds.
+	RetentionKey = "slowpeer.hiveserver.retention"
+	// DefaultRetention is a week: long past QueryTimeout and
+	// ServerExpiry, so pruning never changes a pick.
+	DefaultRetention = 7 * 24 * time.Hour
 )
 
 // maxDuration keeps durations far from overflowing when added to times.
@@ -78,6 +87,10 @@ type Config struct {
 	// other service replicas store in a shared MySQL store count here.
 	// Zero (the default, right for SQLite) never reloads.
 	RefreshInterval time.Duration
+	// Retention mirrors slowpeer.hiveserver.retention (default 7d): the
+	// store prunes statements and HiveServers whose last event is older.
+	// The picker itself does not read it.
+	Retention time.Duration
 
 	// Servers are HiveServers known whatever their events, "host:port"
 	// (the -hiveservers flag).
@@ -106,6 +119,7 @@ func DefaultConfig() Config {
 		MinRemaining: DefaultMinRemaining,
 		DefaultCost:  DefaultDefaultCost,
 		ServerExpiry: DefaultServerExpiry,
+		Retention:    DefaultRetention,
 	}
 }
 
@@ -119,6 +133,7 @@ func (c Config) Validate() error {
 		{MinRemainingKey, c.MinRemaining},
 		{DefaultCostKey, c.DefaultCost},
 		{ServerExpiryKey, c.ServerExpiry},
+		{RetentionKey, c.Retention},
 	}
 	for _, f := range durations {
 		if f.d < time.Millisecond {

@@ -33,9 +33,9 @@ func (s *Server) Beans(now time.Time) []jmx.Bean {
 				{Name: "BytesWithFutureGenerationStamps", Value: 0},
 				{Name: "SlowPeersReport", Value: string(report)},
 				{Name: "SlowDisksReport", Value: nil},
-				// Fixed until the Hadoop-interop issue replaces it: every
-				// replica says active (leadership is not reflected).
-				{Name: "State", Value: "active"},
+				// The leader of the registered replicas is active, the
+				// others standby (Config.State).
+				{Name: "State", Value: s.State()},
 			},
 		},
 		{
@@ -55,6 +55,15 @@ func (s *Server) Beans(now time.Time) []jmx.Bean {
 			},
 		},
 	}
+}
+
+// State returns the replica's HA state: Config.State's answer, or
+// "active" when it is nil.
+func (s *Server) State() string {
+	if s.cfg.State == nil {
+		return "active"
+	}
+	return s.cfg.State()
 }
 
 // slowNodesJSON is the /slowpeers document for nodes; an empty list is

@@ -97,6 +97,12 @@ type Config struct {
 	// after its context is done (default 10s).
 	ShutdownTimeout time.Duration
 
+	// State, when set, returns this replica's HA state, "active" or
+	// "standby" (a discovery.Replica's State: the leader of the replicas
+	// registered with -registry is active), for the /jmx State attribute.
+	// Nil means "active": a lone service does the leader's work.
+	State func() string
+
 	// Logger receives the access log and the service's events; nil means
 	// slog.Default().
 	Logger *slog.Logger

@@ -67,8 +67,10 @@ func (f *hs2Flags) watcher(log *slog.Logger, onChange func()) (*discovery.Watche
 // publisher returns the publisher of the first HiveServers that eligible
 // returns, with what w knows of their registrations; nil without
 // -hs2-publish-namespace (which needs -hs2-zookeeper, so w is not nil
-// then). Nothing runs before its Run.
-func (f *hs2Flags) publisher(log *slog.Logger, eligible func() []string, w *discovery.Watcher) (*discovery.Publisher, error) {
+// then). With leading (the leader's check of -registry) it writes only
+// while leading says so, and takes the namespace over from an earlier
+// leader. Nothing runs before its Run.
+func (f *hs2Flags) publisher(log *slog.Logger, eligible func() []string, w *discovery.Watcher, leading func() bool) (*discovery.Publisher, error) {
 	if f.publishNS == "" {
 		return nil, nil
 	}
@@ -76,6 +78,7 @@ func (f *hs2Flags) publisher(log *slog.Logger, eligible func() []string, w *disc
 	cfg := discovery.DefaultPublisherConfig()
 	cfg.Servers, cfg.Namespace, cfg.Count = servers, f.publishNS, f.count
 	cfg.Eligible, cfg.Registration, cfg.Logger = eligible, w.Registration, log
+	cfg.Leading, cfg.TakeOver = leading, leading != nil
 	p, err := discovery.NewPublisher(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("publish HiveServers: %w", err)

@@ -16,6 +16,7 @@ import (
 )
 
 const namenodeSynopsis = "-listen ADDR [-conf DIR] [-D key=value]... [-store DSN] [-hiveservers H:P,...] [-auth-token-file F]" +
+	" [-registry zk://H:P[,H:P]/ROOT | etcd://H:P[,H:P]/ROOT -advertise HOST:PORT]" +
 	" [-hs2-zookeeper H:P[,H:P] [-hs2-namespace NAME] [-hs2-publish-namespace NAME [-hs2-publish-count K]]]"
 
 // namenodeFlags are the flags of "slowpeer namenode".
@@ -26,6 +27,7 @@ type namenodeFlags struct {
 	store       string
 	hiveservers string
 	hs2         hs2Flags
+	registry    registryFlags
 }
 
 func (f *namenodeFlags) register(fs *flag.FlagSet) {
@@ -34,15 +36,21 @@ func (f *namenodeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.store, "store", hiveserverDefaultStore, "`DSN` of the Hive hook event store: sqlite:PATH, or mysql:DSN (go-sql-driver) for MySQL or MariaDB shared by replicas")
 	fs.StringVar(&f.hiveservers, "hiveservers", "", "HiveServers `H:P,...` the picker always knows, beside those that send hook events")
 	f.hs2.register(fs)
-	f.conf.register(fs, namenodeKeys.defaults(namenode.DefaultConfig()), hiveserverKeys.defaults(hiveserver.DefaultConfig()))
+	f.registry.register(fs)
+	f.conf.register(fs, namenodeKeys.defaults(namenode.DefaultConfig()), hiveserverKeys.defaults(hiveserver.DefaultConfig()),
+		registryKeys.defaults(discovery.DefaultReplicaConfig()))
 }
 
 // runNamenode runs the NameNode-side service until ctx ends (SIGINT or
 // SIGTERM), then lets in-flight requests finish (at most
 // namenode.DefaultShutdownTimeout) and returns. Its components run in one
-// group: the HTTP service, and with the ZooKeeper flags the watcher of
-// HiveServer2's registrations and the publisher; the picker and its store
-// are closed after all of them have stopped.
+// group: the HTTP service, with -registry the replica's registration
+// and election, with the ZooKeeper flags the watcher of HiveServer2's
+// registrations, and the leader's work (the publisher, the store's
+// pruning), run by the replica while it leads; the picker and its store
+// are closed after all of them have stopped. A replica whose registration
+// is deleted by hand stops this way: it serves no new request, lets those
+// in flight finish, and exits 0.
 func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("namenode", namenodeSynopsis, stderr)
 	var f namenodeFlags
@@ -56,20 +64,38 @@ func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	cfg.Logger = log
-	srv, err := namenode.New(cfg)
-	if err != nil {
-		return usageError{err}
-	}
-	// Listen first: a taken port fails before the store is opened.
+	// Listen first: a taken port fails before the store is opened, and
+	// -listen :0 gives the address to register.
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
+	var work *leaderWork // set before anything runs
+	replica, self, err := f.replica(ln, conf, log, func(ctx context.Context) error { return work.run(ctx) })
+	if err != nil {
+		ln.Close()
+		return usageError{err}
+	}
+	if replica != nil {
+		cfg.State = replica.State
+	}
+	srv, err := namenode.New(cfg)
+	if err != nil {
+		ln.Close()
+		return usageError{err}
+	}
+	mountCluster(srv, replica, self)
 	g := newGroup(log)
-	picker, err := namenodeComponents(ctx, g, &f, conf, srv, log)
+	picker, work, err := namenodeComponents(ctx, g, &f, conf, srv, log)
 	if err != nil {
 		ln.Close()
 		return g.Stop(err)
+	}
+	if replica == nil {
+		g.Go("leader work", work.run)
+	} else {
+		work.leading = replica.Leading
+		g.Go("registry", replica.Run)
 	}
 	// The picker commits until the HTTP service has let in-flight hook
 	// events finish: a 200 means the event is stored.
@@ -79,18 +105,39 @@ func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	return g.Run(ctx)
 }
 
+// replica returns the registration of -registry (nil without it) and
+// the address this service goes by.
+func (f *namenodeFlags) replica(ln net.Listener, conf hadoopConf, log *slog.Logger, lead func(context.Context) error) (*discovery.Replica, string, error) {
+	u, _ := f.registry.check() // checked by config
+	if u.Kind == "" {
+		return nil, ln.Addr().String(), nil
+	}
+	self, err := f.registry.advertised(ln)
+	if err != nil {
+		return nil, "", err
+	}
+	cfg, err := replicaConfig(u, self, conf, log)
+	if err != nil {
+		return nil, "", err
+	}
+	cfg.Lead = lead
+	r, err := discovery.NewReplica(cfg)
+	return r, self, err
+}
+
 // namenodeComponents adds to g what serves beside srv: the HiveServer
-// picker (and its store) mounted on srv, and the watcher and publisher of
-// the ZooKeeper flags.
-func namenodeComponents(ctx context.Context, g *group, f *namenodeFlags, conf hadoopConf, srv *namenode.Server, log *slog.Logger) (*hiveserver.Picker, error) {
-	var pub *discovery.Publisher // set before anything runs
+// picker (and its store) mounted on srv and the watcher of the ZooKeeper
+// flags. It returns the picker and the leader's work, which the caller
+// runs.
+func namenodeComponents(ctx context.Context, g *group, f *namenodeFlags, conf hadoopConf, srv *namenode.Server, log *slog.Logger) (*hiveserver.Picker, *leaderWork, error) {
+	var notify func() // set before anything runs
 	w, err := f.hs2.watcher(log, func() {
-		if pub != nil {
-			pub.Notify()
+		if notify != nil {
+			notify()
 		}
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var sources []hiveserver.Source
 	if w != nil {
@@ -99,27 +146,18 @@ func namenodeComponents(ctx context.Context, g *group, f *namenodeFlags, conf ha
 	}
 	picker, store, err := openHiveserver(ctx, f.store, f.hiveservers, sources, conf, log)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	g.Cleanup("hive event store", store.Close)
 	mountPicker(srv, picker, time.Now)
-	eligible := func() []string {
-		now := time.Now()
-		return picker.Ranked(now, srv.SlowHosts(now))
-	}
-	if pub, err = f.hs2.publisher(log, eligible, w); err != nil || pub == nil {
-		return picker, err
-	}
-	g.Go("hiveserver2 publisher", func(ctx context.Context) error {
-		err := pub.Run(ctx)
-		if err != nil && ctx.Err() != nil {
-			// Stopping: the znodes go with the session anyway.
-			log.Warn("unpublish HiveServers", slog.Any("err", err))
-			return nil
-		}
-		return err
-	})
-	return picker, nil
+	pcfg, _ := hiveserverConfig(f.store, f.hiveservers, conf) // read by openHiveserver
+	work := &leaderWork{hs2: &f.hs2, watcher: w, store: store, retention: pcfg.Retention, log: log,
+		eligible: func() []string {
+			now := time.Now()
+			return picker.Ranked(now, srv.SlowHosts(now))
+		}}
+	notify = work.notify
+	return picker, work, nil
 }
 
 // config assembles the service's Config from the flags and the Hadoop
@@ -134,6 +172,9 @@ func (f *namenodeFlags) config() (namenode.Config, hadoopConf, error) {
 	}
 	cfg.Listen = f.listen
 	if err := f.hs2.check(); err != nil {
+		return cfg, nil, err
+	}
+	if _, err := f.registry.check(); err != nil {
 		return cfg, nil, err
 	}
 	conf, err := f.conf.load()
