@@ -17,7 +17,7 @@ import (
 	"github.com/slowpeer/slowpeer/reports"
 )
 
-const hiveserverSynopsis = "pick -namenode URL"
+const hiveserverSynopsis = "pick -namenode SERVICES"
 
 // hiveserverPickTimeout bounds the whole request of "hiveserver pick".
 const hiveserverPickTimeout = 30 * time.Second
@@ -43,29 +43,37 @@ func runHiveserver(ctx context.Context, args []string, stdin io.Reader, stdout, 
 }
 
 func runHiveserverPick(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("hiveserver pick", "-namenode URL", stderr)
-	namenode := fs.String("namenode", "", "base `URL` of the NameNode-side service, e.g. http://nn1:9871 (required)")
+	fs := newFlagSet("hiveserver pick", "-namenode SERVICES", stderr)
+	namenode := fs.String("namenode", "", "base `URL` of the NameNode-side service, e.g. http://nn1:9871, or a registry zk://H:P/ROOT or etcd://H:P/ROOT whose first replica that answers is asked (required)")
 	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
 	}
 	if *namenode == "" {
 		return usageError{errors.New("-namenode URL is required")}
 	}
-	u, err := url.Parse(*namenode)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		return usageError{fmt.Errorf("-namenode %q is not an http or https URL", *namenode)}
-	}
-	target := strings.TrimRight(u.String(), "/") + hiveserver.PickPath
-
 	ctx, cancel := context.WithTimeout(ctx, hiveserverPickTimeout)
 	defer cancel()
+	bases, err := serviceBases(ctx, *namenode)
+	if err != nil {
+		return err
+	}
+	return firstAnswer(bases, func(base string) error { return pickFrom(ctx, base, stdout) })
+}
+
+// pickFrom asks the service at base for a HiveServer and prints it.
+func pickFrom(ctx context.Context, base string, stdout io.Writer) error {
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return usageError{fmt.Errorf("-namenode %q is not an http or https URL", base)}
+	}
+	target := strings.TrimRight(u.String(), "/") + hiveserver.PickPath
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
 		return fmt.Errorf("pick: %w", err)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return fmt.Errorf("pick: %w", err)
+		return noAnswerError{fmt.Errorf("pick: %w", err)}
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
