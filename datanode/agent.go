@@ -24,13 +24,13 @@ import (
 // use; Run may be called once. Its zero value is not usable; construct it
 // with New.
 type Agent struct {
-	cfg     Config
-	log     *slog.Logger
-	client  *http.Client
-	metrics *PeerMetrics
-	jmx     *HadoopJMX // nil unless cfg.HadoopJMX
-	dial    dialFunc
-	detect  detectFunc // nil: no reports
+	cfg      Config
+	log      *slog.Logger
+	client   *http.Client
+	metrics  *PeerMetrics
+	jmx      *HadoopJMX // nil unless cfg.HadoopJMX
+	dial     dialFunc
+	detect   detectFunc // nil: no reports
 	services services
 
 	metricsSet *metrics.Set           // what /metrics writes
