@@ -1,0 +1,334 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/slowpeer/slowpeer/internal/testenv"
+	"github.com/slowpeer/slowpeer/namenode"
+)
+
+// haTimeout is the registry timeout of the failover test: short, so it
+// runs in seconds. SLOWPEER_TEST_HA_TIMEOUT sets another (BENCHMARKS.md
+// measures the 10s default with it).
+func haTimeout(t *testing.T) time.Duration {
+	if s := os.Getenv("SLOWPEER_TEST_HA_TIMEOUT"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	return 2 * time.Second
+}
+
+// Three replicas registered in ZooKeeper or etcd, publishing the
+// HiveServer2 namespace while they lead, and an agent following them.
+// The leader is SIGKILLed, then the next one SIGSTOPped and, once a third
+// leads, SIGCONTed: at no instant do the znodes of two publishers stand
+// in the namespace, a new leader publishes within the timeout plus 2s,
+// the woken one comes back as a standby, and the agent's heartbeats to
+// the replica that lives throughout never pause.
+func TestHAFailover(t *testing.T) {
+	zkServers := testenv.ZooKeeper(t)
+	etcdServers := testenv.Etcd(t)
+	bin := buildSlowpeer(t)
+	for _, kind := range []string{"zk", "etcd"} {
+		t.Run(kind, func(t *testing.T) {
+			servers := zkServers
+			if kind == "etcd" {
+				servers = etcdServers
+			}
+			haScenario(t, bin, kind, servers, zkServers)
+		})
+	}
+}
+
+func haScenario(t *testing.T, bin, kind string, servers, zkServers []string) {
+	timeout := haTimeout(t)
+	var b [6]byte
+	rand.Read(b[:])
+	tag := "slowpeer-test-ha-" + kind + "-" + hex.EncodeToString(b[:])
+	registry := kind + "://" + strings.Join(servers, ",") + "/" + tag
+	pubNS := tag + "-published"
+	conn := haZooKeeper(t, zkServers)
+	t.Cleanup(func() { zkDeleteTree(conn, "/"+tag); zkDeleteTree(conn, "/"+pubNS) })
+	obs := watchPublishers(t, conn, "/"+pubNS)
+
+	ports := freePorts(t, 4)
+	confDir := t.TempDir()
+	replicas := map[string]*proc{}
+	for i, p := range ports[:3] {
+		replicas[p] = startProc(t, bin, fmt.Sprintf("replica %d", i), p, "namenode", "-listen", p, "-conf", confDir,
+			"-store", "sqlite:"+filepath.Join(t.TempDir(), "hive.db"), "-registry", registry,
+			"-hiveservers", "127.0.0.1:10000", "-hs2-zookeeper", strings.Join(zkServers, ","), "-hs2-publish-namespace", pubNS,
+			"-D", "slowpeer.registry.lease.timeout="+timeout.String(), "-D", "dfs.heartbeat.interval=1")
+	}
+	startProc(t, bin, "agent", ports[3], "datanode", "-id", ports[3], "-namenode", registry, "-conf", confDir,
+		"-D", "dfs.heartbeat.interval=1")
+	beats := watchHeartbeats(t, ports[:3], ports[3])
+
+	leader := func(among []string, not ...string) string {
+		t.Helper()
+		var who string
+		haWait(t, "one leader that every live replica names", 3*timeout+20*time.Second, func() bool {
+			who = ""
+			for _, p := range among {
+				c, err := clusterOf(p)
+				if err != nil || c.Leader == nil || slices.Contains(not, *c.Leader) || (who != "" && *c.Leader != who) {
+					return false
+				}
+				who = *c.Leader
+			}
+			return slices.Contains(among, who)
+		})
+		return who
+	}
+	first := leader(ports[:3])
+	owner := obs.waitOwner(t, 0, 20*time.Second)
+	t.Logf("%s leads, publishing as session %#x", first, owner)
+
+	// SIGKILL: the session or lease dies with the process.
+	killed := time.Now()
+	replicas[first].cmd.Process.Signal(syscall.SIGKILL)
+	owner2 := obs.waitOwner(t, owner, timeout+10*time.Second)
+	failover := obs.since(owner2, killed)
+	rest := slices.DeleteFunc(slices.Clone(ports[:3]), func(p string) bool { return p == first })
+	second := leader(rest, first)
+	t.Logf("SIGKILL: %s publishes %v after the leader died (timeout %v)", second, failover.Round(time.Millisecond), timeout)
+	if failover > timeout+2*time.Second {
+		t.Errorf("failover took %v, more than the timeout %v + 2s", failover, timeout)
+	}
+
+	// SIGSTOP: a hung leader, woken after another took over.
+	hung := replicas[second]
+	stopped := time.Now()
+	hung.cmd.Process.Signal(syscall.SIGSTOP)
+	owner3 := obs.waitOwner(t, owner2, timeout+10*time.Second)
+	third := slices.DeleteFunc(slices.Clone(rest), func(p string) bool { return p == second })[0]
+	t.Logf("SIGSTOP: %s publishes %v after the leader hung", third, obs.since(owner3, stopped).Round(time.Millisecond))
+	hung.cmd.Process.Signal(syscall.SIGCONT)
+	if got := leader(rest, first); got != third {
+		t.Errorf("after SIGCONT %s leads, want %s", got, third)
+	}
+	haWait(t, "the woken replica to name the new leader", timeout+10*time.Second, func() bool {
+		c, err := clusterOf(second)
+		return err == nil && c.Leader != nil && *c.Leader == third && len(c.Replicas) == 2
+	})
+	// A few more of the woken replica's session checks, then the verdict.
+	time.Sleep(timeout)
+	obs.stop()
+	if v := obs.violation(); v != "" {
+		t.Error(v)
+	}
+	gap := beats.maxGap(third)
+	t.Logf("agent: longest pause between heartbeats at %s, which lived throughout: %v", third, gap.Round(time.Millisecond))
+	if gap > 2500*time.Millisecond {
+		t.Errorf("heartbeats to %s paused %v (interval 1s)", third, gap)
+	}
+	if !strings.Contains(hung.logText(), "no longer leads") {
+		t.Errorf("the woken leader did not say it stepped down:\n%s", hung.logText())
+	}
+}
+
+// clusterOf reads GET /v1/cluster of the replica at hostport.
+func clusterOf(hostport string) (c struct {
+	Self     string   `json:"self"`
+	Leader   *string  `json:"leader"`
+	Replicas []string `json:"replicas"`
+	Registry *string  `json:"registry"`
+}, err error) {
+	client := http.Client{Timeout: time.Second}
+	resp, err := client.Get("http://" + hostport + ClusterPath)
+	if err != nil {
+		return c, err
+	}
+	defer resp.Body.Close()
+	return c, json.NewDecoder(resp.Body).Decode(&c)
+}
+
+// haWait polls cond until it holds or within passes.
+func haWait(t *testing.T, what string, within time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %v", what, within)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func haZooKeeper(t *testing.T, servers []string) *zk.Conn {
+	conn, _, err := zk.Connect(servers, 10*time.Second, zk.WithLogInfo(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(conn.Close)
+	return conn
+}
+
+func zkDeleteTree(c *zk.Conn, p string) {
+	children, _, _ := c.Children(p)
+	for _, ch := range children {
+		zkDeleteTree(c, path.Join(p, ch))
+	}
+	c.Delete(p, -1)
+}
+
+// publishers polls the published namespace every 10ms and keeps, for
+// each owner session of its znodes, when it was first seen, and the first
+// instant two owners stood there at once.
+type publishers struct {
+	mu      sync.Mutex
+	first   map[int64]time.Time
+	overlap string
+	done    chan struct{}
+	ended   chan struct{}
+}
+
+func watchPublishers(t *testing.T, conn *zk.Conn, ns string) *publishers {
+	o := &publishers{first: map[int64]time.Time{}, done: make(chan struct{}), ended: make(chan struct{})}
+	go func() {
+		defer close(o.ended)
+		for {
+			select {
+			case <-o.done:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+			now := time.Now()
+			children, _, err := conn.Children(ns)
+			if err != nil {
+				continue
+			}
+			owners := map[int64]string{}
+			for _, ch := range children {
+				if _, st, err := conn.Get(path.Join(ns, ch)); err == nil {
+					owners[st.EphemeralOwner] = ch
+				}
+			}
+			o.mu.Lock()
+			for s := range owners {
+				if _, ok := o.first[s]; !ok {
+					o.first[s] = now
+				}
+			}
+			if len(owners) > 1 && o.overlap == "" {
+				o.overlap = fmt.Sprintf("at %s two publishers stood in %s: %v", now.Format(time.StampMilli), ns, owners)
+			}
+			o.mu.Unlock()
+		}
+	}()
+	t.Cleanup(o.stop)
+	return o
+}
+
+// waitOwner waits for an owner session not seen before other was, and
+// returns it.
+func (o *publishers) waitOwner(t *testing.T, other int64, within time.Duration) int64 {
+	t.Helper()
+	var got int64
+	haWait(t, "a new publisher", within, func() bool {
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		for s, at := range o.first {
+			if s != other && (other == 0 || at.After(o.first[other])) {
+				got = s
+				return true
+			}
+		}
+		return false
+	})
+	return got
+}
+
+func (o *publishers) since(owner int64, t0 time.Time) time.Duration {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.first[owner].Sub(t0)
+}
+
+func (o *publishers) stop() {
+	select {
+	case <-o.done:
+	default:
+		close(o.done)
+	}
+	<-o.ended
+}
+
+func (o *publishers) violation() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.overlap
+}
+
+// heartbeats polls each replica's /v1/datanodes every 50ms and keeps the
+// longest pause between two heartbeats of the agent it saw.
+type heartbeats struct {
+	mu   sync.Mutex
+	last map[string]int64         // replica → the agent's lastHeartbeat, ms
+	gap  map[string]time.Duration // replica → longest pause
+}
+
+func watchHeartbeats(t *testing.T, replicas []string, agent string) *heartbeats {
+	h := &heartbeats{last: map[string]int64{}, gap: map[string]time.Duration{}}
+	done := make(chan struct{})
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		client := http.Client{Timeout: 200 * time.Millisecond}
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+			for _, r := range replicas {
+				resp, err := client.Get("http://" + r + namenode.DataNodesPath)
+				if err != nil {
+					continue
+				}
+				var dns []struct {
+					Node          string `json:"node"`
+					LastHeartbeat int64  `json:"lastHeartbeat"`
+				}
+				err = json.NewDecoder(resp.Body).Decode(&dns)
+				resp.Body.Close()
+				for _, d := range dns {
+					if err != nil || d.Node != agent {
+						continue
+					}
+					h.mu.Lock()
+					if prev := h.last[r]; prev != 0 && d.LastHeartbeat > prev {
+						h.gap[r] = max(h.gap[r], time.Duration(d.LastHeartbeat-prev)*time.Millisecond)
+					}
+					h.last[r] = d.LastHeartbeat
+					h.mu.Unlock()
+				}
+			}
+		}
+	}()
+	t.Cleanup(func() { close(done); <-ended })
+	return h
+}
+
+func (h *heartbeats) maxGap(replica string) time.Duration {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.gap[replica]
+}
