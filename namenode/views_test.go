@@ -215,3 +215,13 @@ func TestJMXMatchesHadoop(t *testing.T) {
 		}
 	}
 }
+
+// A replica that does not lead says standby (Config.State), as a Hadoop
+// standby NameNode does.
+func TestJMXStandby(t *testing.T) {
+	s, _, _ := newTestServer(t, func(c *Config) { c.State = func() string { return "standby" } })
+	beans := getBeans(t, s, "?qry="+jmx.NameNodeStatusBean)
+	if got := attr(t, beans, jmx.NameNodeStatusBean, "State"); got != "standby" {
+		t.Fatalf("State = %#v, want standby", got)
+	}
+}
