@@ -150,12 +150,14 @@ func (g *Registry) followZooKeeper(ctx context.Context, report func([]Member), f
 		if errors.Is(err, zk.ErrNoNode) {
 			report(nil)
 			ok, _, ew, eerr := g.zk.ExistsW(dir)
-			if eerr == nil && !ok {
-				select {
-				case <-ctx.Done():
-				case <-ew:
+			if eerr == nil {
+				if !ok {
+					select {
+					case <-ctx.Done():
+					case <-ew:
+					}
 				}
-				continue
+				continue // created meanwhile, or now: read it
 			}
 			err = eerr
 		}
