@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -19,6 +20,8 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/slowpeer/slowpeer/internal/testenv"
 	"github.com/slowpeer/slowpeer/namenode"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
 )
 
 // haTimeout is the registry timeout of the failover test: short, so it
@@ -142,6 +145,48 @@ func haScenario(t *testing.T, bin, kind string, servers, zkServers []string) {
 	if !strings.Contains(hung.logText(), "no longer leads") {
 		t.Errorf("the woken leader did not say it stepped down:\n%s", hung.logText())
 	}
+
+	// A registration deleted by hand drains its replica: it exits 0.
+	members := "/" + tag + "/namenodes"
+	if kind == "zk" {
+		children, _, err := conn.Children(members)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range children {
+			if strings.HasPrefix(c, "serverUri="+third+";") {
+				if err := conn.Delete(members+"/"+c, -1); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	} else {
+		cli, err := clientv3.New(clientv3.Config{Endpoints: servers, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cli.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if _, err := cli.Delete(ctx, members+"/serverUri="+third+";", clientv3.WithPrefix()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case <-replicas[third].exited:
+		if err := replicas[third].err; err != nil {
+			t.Errorf("the drained replica exited with %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the drained replica still runs")
+	}
+	if !strings.Contains(replicas[third].logText(), "draining") {
+		t.Errorf("the drained replica did not say so:\n%s", replicas[third].logText())
+	}
+	haWait(t, "the woken replica to lead after the drain", timeout+10*time.Second, func() bool {
+		c, err := clusterOf(second)
+		return err == nil && c.Leader != nil && *c.Leader == second
+	})
 }
 
 // clusterOf reads GET /v1/cluster of the replica at hostport.
