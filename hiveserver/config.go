@@ -88,8 +88,8 @@ type Config struct {
 	// Zero (the default, right for SQLite) never reloads.
 	RefreshInterval time.Duration
 	// Retention mirrors slowpeer.hiveserver.retention (default 7d): the
-	// store prunes statements and HiveServers whose last event is older.
-	// The picker itself does not read it.
+	// store prunes statements and HiveServers whose last event is older;
+	// zero keeps them forever. The picker itself does not read it.
 	Retention time.Duration
 
 	// Servers are HiveServers known whatever their events, "host:port"
@@ -133,7 +133,6 @@ func (c Config) Validate() error {
 		{MinRemainingKey, c.MinRemaining},
 		{DefaultCostKey, c.DefaultCost},
 		{ServerExpiryKey, c.ServerExpiry},
-		{RetentionKey, c.Retention},
 	}
 	for _, f := range durations {
 		if f.d < time.Millisecond {
@@ -142,6 +141,9 @@ func (c Config) Validate() error {
 		if f.d > maxDuration {
 			return fmt.Errorf("%s must be at most %v, got %v", f.key, maxDuration, f.d)
 		}
+	}
+	if c.Retention < 0 || c.Retention > maxDuration {
+		return fmt.Errorf("%s must be between 0 and %v, got %v", RetentionKey, maxDuration, c.Retention)
 	}
 	if c.RefreshInterval < 0 || c.RefreshInterval > maxDuration {
 		return fmt.Errorf("%s must be between 0 and %v, got %v", RefreshIntervalKey, maxDuration, c.RefreshInterval)

@@ -133,7 +133,7 @@ func (w *leaderWork) run(ctx context.Context) error {
 	tick := time.NewTicker(pruneEvery)
 	defer tick.Stop()
 	for {
-		if w.leading == nil || w.leading() {
+		if w.retention > 0 && (w.leading == nil || w.leading()) {
 			before := time.Now().Add(-w.retention)
 			if n, err := w.store.Prune(ctx, before); err != nil && ctx.Err() == nil {
 				w.log.Warn("prune the hook event store", slog.Any("err", err))
