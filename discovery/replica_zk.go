@@ -124,10 +124,12 @@ func (z *zkReplica) loop(ctx context.Context) error {
 
 // check renews what the replica knows of its session: a call that
 // succeeds proves the session lived when it was sent.
+// Only a call in the session that holds the election node counts: one
+// that went through a new session proves nothing of the old.
 func (z *zkReplica) check() {
 	sent := time.Now()
-	if z.conn.State() == zk.StateHasSession {
-		if _, _, err := z.conn.Exists(z.r.cfg.Registry.Root); err == nil && z.conn.State() == zk.StateHasSession {
+	if sid := z.conn.SessionID(); sid == z.electSession && z.conn.State() == zk.StateHasSession {
+		if _, _, err := z.conn.Exists(z.r.cfg.Registry.Root); err == nil && z.conn.SessionID() == sid {
 			z.r.heardAt(sent)
 		}
 	}
@@ -154,6 +156,9 @@ func (z *zkReplica) sync() error {
 	}
 	if err := z.elect(sid); err != nil {
 		return err
+	}
+	if z.conn.SessionID() != sid {
+		return errors.New("the zookeeper session changed")
 	}
 	z.r.heardAt(sent)
 	if err := z.decide(); err != nil {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
@@ -103,6 +104,13 @@ func haScenario(t *testing.T, bin, kind string, servers, zkServers []string) {
 	first := leader(ports[:3])
 	owner := obs.waitOwner(t, 0, 20*time.Second)
 	t.Logf("%s leads, publishing as session %#x", first, owner)
+	// Clients find the replicas in the registry.
+	for _, c := range [][]string{{"hiveserver", "pick", "-namenode", registry}, {"report", "-json", "-namenode", registry}} {
+		out, err := exec.Command(bin, c...).CombinedOutput()
+		if want := map[string]string{"hiveserver": "127.0.0.1:10000\n", "report": "[]\n"}[c[0]]; err != nil || string(out) != want {
+			t.Errorf("slowpeer %s: %v, %q; want %q", strings.Join(c, " "), err, out, want)
+		}
+	}
 
 	// SIGKILL: the session or lease dies with the process.
 	killed := time.Now()
