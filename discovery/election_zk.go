@@ -94,4 +94,3 @@ func (z *zkReplica) decide() error {
 func lockSequence(name string) string {
 	return name[strings.LastIndex(name, electionPrefix)+len(electionPrefix):]
 }
-

@@ -239,4 +239,3 @@ func zkDeleteTree(c *zk.Conn, p string) {
 	}
 	c.Delete(p, -1)
 }
-
