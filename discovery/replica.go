@@ -83,9 +83,10 @@ type Replica struct {
 	running atomic.Bool
 
 	mu       sync.Mutex
-	leading  bool      // this replica won the election and has not lost it
-	heard    time.Time // when the last registry call that succeeded was sent
-	leader   string    // the leader's address, "" when unknown
+	leading  bool          // this replica won the election and has not lost it
+	heard    time.Time     // when the last registry call that succeeded was sent
+	granted  time.Duration // the session timeout ZooKeeper granted, 0 before
+	leader   string        // the leader's address, "" when unknown
 	members  []Member
 	draining bool
 	term     *leaderTerm // the running leader work, nil when none
@@ -154,7 +155,30 @@ func (r *Replica) Leading() bool {
 }
 
 func (r *Replica) leadingLocked(now time.Time) bool {
-	return r.leading && now.Before(r.heard.Add(r.cfg.Timeout*2/3))
+	return r.leading && now.Before(r.heard.Add(r.timeoutLocked()*2/3))
+}
+
+// timeout is the session timeout or lease TTL in force: the one granted,
+// when ZooKeeper said, else Timeout.
+func (r *Replica) timeout() time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.timeoutLocked()
+}
+
+func (r *Replica) timeoutLocked() time.Duration {
+	if r.granted > 0 {
+		return min(r.cfg.Timeout, r.granted)
+	}
+	return r.cfg.Timeout
+}
+
+// setGranted records the session timeout the registry granted, when it
+// says.
+func (r *Replica) setGranted(d time.Duration) {
+	r.mu.Lock()
+	r.granted = d
+	r.mu.Unlock()
 }
 
 // State returns StateActive while Leading, StateDraining once the

@@ -226,3 +226,25 @@ func TestReplicaDrain(t *testing.T) {
 		})
 	}
 }
+
+// ZooKeeper grants at most 20 ticks (10s on the test server): the
+// leader's check of its session uses what was granted, not what it asked.
+func TestReplicaGrantedTimeout(t *testing.T) {
+	u := testRegistry(t, ZooKeeperKind)
+	cfg := DefaultReplicaConfig()
+	cfg.Registry, cfg.Timeout = u, time.Minute
+	cfg.Self = Member{Server: "127.0.0.1:9301", Scheme: "http", Version: "test"}
+	cfg.Logger = testLogger(t)
+	r, err := NewReplica(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start(t, r.Run)
+	waitFor(t, "the replica to lead", 10*time.Second, func() bool { return r.State() == StateActive })
+	r.mu.Lock()
+	granted := r.granted
+	r.mu.Unlock()
+	if granted <= 0 || granted >= time.Minute {
+		t.Errorf("granted session timeout %v, want less than the minute asked for", granted)
+	}
+}

@@ -37,7 +37,8 @@ const electionPrefix = "-lock-"
 
 func (r *Replica) runZooKeeper(ctx context.Context) error {
 	u := r.cfg.Registry
-	conn, events, err := zk.Connect(u.Servers, r.cfg.Timeout, zk.WithLogger(zkLogger{r.log}), zk.WithMaxBufferSize(maxZKBuffer))
+	conn, events, err := zk.Connect(u.Servers, r.cfg.Timeout, zk.WithLogger(negotiationLogger{zkLogger{r.log}, r}),
+		zk.WithMaxBufferSize(maxZKBuffer))
 	if err != nil {
 		return fmt.Errorf("connect to zookeeper %s: %w", strings.Join(u.Servers, ","), err)
 	}
@@ -72,6 +73,23 @@ func (r *Replica) runZooKeeper(ctx context.Context) error {
 	return err
 }
 
+// negotiationLogger learns from go-zookeeper's log line of a new session
+// the timeout the server granted (it clamps the one asked for to 2..20
+// ticks), which go-zookeeper does not otherwise tell.
+type negotiationLogger struct {
+	zkLogger
+	r *Replica
+}
+
+func (l negotiationLogger) Printf(format string, args ...any) {
+	if strings.HasPrefix(format, "authenticated: id=%d, timeout=%d") && len(args) == 2 {
+		if ms, ok := args[1].(int32); ok && ms > 0 {
+			l.r.setGranted(time.Duration(ms) * time.Millisecond)
+		}
+	}
+	l.zkLogger.Printf(format, args...)
+}
+
 func (z *zkReplica) poke() {
 	select {
 	case z.wake <- struct{}{}:
@@ -80,10 +98,10 @@ func (z *zkReplica) poke() {
 }
 
 // loop syncs with ZooKeeper whenever something changed, and checks the
-// session often enough (a fifth of the timeout) that a leader notices in
-// time that it may have lost it.
+// session often enough (a fifth of the granted timeout) that a leader
+// notices in time that it may have lost it.
 func (z *zkReplica) loop(ctx context.Context) error {
-	tick := time.NewTicker(z.r.cfg.Timeout / 5)
+	tick := time.NewTimer(z.r.timeout() / 5)
 	defer tick.Stop()
 	var retry <-chan time.Time
 	delay := time.Duration(0)
@@ -93,6 +111,7 @@ func (z *zkReplica) loop(ctx context.Context) error {
 			return nil
 		case <-tick.C:
 			z.check()
+			tick.Reset(z.r.timeout() / 5)
 			continue
 		case <-z.wake:
 		case <-retry:
