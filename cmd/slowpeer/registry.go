@@ -172,7 +172,9 @@ func clusterHandler(replica *discovery.Replica, self string) http.Handler {
 	})
 }
 
-// mountCluster adds GET /v1/cluster to srv.
+// mountCluster adds GET and HEAD /v1/cluster to srv.
 func mountCluster(srv *namenode.Server, replica *discovery.Replica, self string) {
-	srv.Handle(http.MethodGet, ClusterPath, clusterHandler(replica, self))
+	h := clusterHandler(replica, self)
+	srv.Handle(http.MethodGet, ClusterPath, h)
+	srv.Handle(http.MethodHead, ClusterPath, h)
 }
