@@ -55,6 +55,9 @@ func (z *zkReplica) decide() error {
 	}
 	lowest := path.Join(dir, children[0])
 	if i == 0 {
+		if z.conn.State() != zk.StateHasSession {
+			return nil // disconnected meanwhile: the reconnect syncs again
+		}
 		z.r.promote()
 		z.pred, z.lowest = "", ""
 		return nil

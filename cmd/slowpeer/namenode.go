@@ -116,7 +116,7 @@ func (f *namenodeFlags) replica(ln net.Listener, conf hadoopConf, log *slog.Logg
 	if err != nil {
 		return nil, "", err
 	}
-	cfg, err := replicaConfig(u, self, conf, log)
+	cfg, err := replicaConfig(u, self, "http", conf, log)
 	if err != nil {
 		return nil, "", err
 	}

@@ -68,8 +68,9 @@ func (f *registryFlags) advertised(ln net.Listener) (string, error) {
 	return ln.Addr().String(), nil
 }
 
-// replicaConfig is the registration of the replica reached at advertise.
-func replicaConfig(u discovery.RegistryURL, advertise string, conf hadoopConf, log *slog.Logger) (discovery.ReplicaConfig, error) {
+// replicaConfig is the registration of the replica reached at advertise
+// with scheme ("http", or "https" when it serves TLS).
+func replicaConfig(u discovery.RegistryURL, advertise, scheme string, conf hadoopConf, log *slog.Logger) (discovery.ReplicaConfig, error) {
 	cfg := discovery.DefaultReplicaConfig()
 	if err := registryKeys.apply(conf, &cfg); err != nil {
 		return cfg, err
@@ -79,7 +80,7 @@ func replicaConfig(u discovery.RegistryURL, advertise string, conf hadoopConf, l
 		version = info.Main.Version
 	}
 	cfg.Registry, cfg.Logger = u, log
-	cfg.Self = discovery.Member{Server: advertise, Scheme: "http", Version: version}
+	cfg.Self = discovery.Member{Server: advertise, Scheme: scheme, Version: version}
 	if err := cfg.Validate(); err != nil {
 		return cfg, fmt.Errorf("-registry: %w", err)
 	}
