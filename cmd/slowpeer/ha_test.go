@@ -148,8 +148,8 @@ func haScenario(t *testing.T, bin, kind string, servers, zkServers []string) {
 	if gap > 2500*time.Millisecond {
 		t.Errorf("heartbeats to %s paused %v (interval 1s)", third, gap)
 	}
-	if !strings.Contains(hung.logText(), "no longer leads") {
-		t.Errorf("the woken leader did not say it stepped down:\n%s", hung.logText())
+	if log := hung.logText(); !strings.Contains(log, "no longer leads") || !strings.Contains(log, "registered again") {
+		t.Errorf("the woken leader did not say it stepped down and registered again under its name:\n%s", log)
 	}
 
 	// A registration deleted by hand drains its replica: it exits 0.
