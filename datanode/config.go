@@ -19,8 +19,12 @@ type Config struct {
 	// services know it by (HDFS: the DataNode's transfer address).
 	ID string
 	// NameNodes are the base URLs of the NameNode-side services to send
-	// heartbeats to, each on its own schedule. At least one.
+	// heartbeats to, each on its own schedule. At least one, unless
+	// FollowNameNodes.
 	NameNodes []string
+	// FollowNameNodes says the services come and go while the agent runs
+	// (Agent.SetNameNodes, from a registry): NameNodes may be empty.
+	FollowNameNodes bool
 	// AuthToken, when not empty, is sent as "Authorization: Bearer
 	// AuthToken" with every heartbeat.
 	AuthToken string

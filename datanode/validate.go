@@ -14,7 +14,7 @@ func (c Config) Validate() error {
 	if err := reports.ValidateNode(c.ID); err != nil {
 		return fmt.Errorf("id: %w", err)
 	}
-	if len(c.NameNodes) == 0 {
+	if len(c.NameNodes) == 0 && !c.FollowNameNodes {
 		return errors.New("namenode: at least one NameNode-side service URL is needed")
 	}
 	seen := map[string]bool{}

@@ -127,10 +127,11 @@ type Config struct {
 	// attribute out.
 	SoftwareVersion string
 	// State, when not nil, returns the replica's HA state for the JMX
-	// NameNodeStatus State: "active" (the leader) or "standby"; "" (and a
-	// nil State) leaves the attribute out, for a service that knows no
-	// leadership. It is called at every /jmx request and must be safe for
-	// concurrent use.
+	// NameNodeStatus State: "active" (the leader of the replicas
+	// registered with -registry) or "standby" (a discovery.Replica's
+	// State); "" leaves the attribute out. Nil means "active": a lone
+	// service does the leader's work. It is called at every /jmx request
+	// and must be safe for concurrent use.
 	State func() string
 	// The limits (limits.go), which hold in open mode too.
 

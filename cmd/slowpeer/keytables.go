@@ -98,6 +98,8 @@ var hiveserverKeys = keys[hiveserver.Config]{
 	{name: hiveserver.RefreshIntervalKey, unit: millis,
 		field: func(c *hiveserver.Config) any { return &c.RefreshInterval },
 		note:  formatDuration(hiveserver.DefaultSharedRefreshInterval) + " with -store mysql:, else never"},
+	{name: hiveserver.RetentionKey, unit: millis,
+		field: func(c *hiveserver.Config) any { return &c.Retention }},
 }
 
 // datanodeConf reads the agent's keys from conf into cfg, whose fields
