@@ -29,6 +29,9 @@ type Heartbeat struct {
 	Node string `json:"node"`
 	// SlowPeers is the sender's slow-peer report, or nil when it sends none.
 	SlowPeers []SlowPeer `json:"slowPeers,omitzero"`
+	// PeerLatencies is what the sender measured of every peer, sent once
+	// per report interval, or nil when absent (peerlatency.go).
+	PeerLatencies []PeerLatency `json:"peerLatencies,omitzero"`
 }
 
 // HasReport reports whether the heartbeat carries a slow-peer report.
@@ -77,7 +80,7 @@ func (h Heartbeat) Validate() error {
 		}
 		seen[p.Node] = struct{}{}
 	}
-	return nil
+	return validatePeerLatencies(h.PeerLatencies)
 }
 
 func (p SlowPeer) validate() error {

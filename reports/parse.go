@@ -56,7 +56,7 @@ func ParseHeartbeat(data []byte) (Heartbeat, error) {
 	if sc.pos == len(sc.data) {
 		return hb, malformed("empty body")
 	}
-	var seenNode, seenPeers bool
+	var seenNode, seenPeers, seenLatencies bool
 	err := sc.object(fieldPath{peer: -1}, func(key []byte) error {
 		switch string(key) {
 		case "node":
@@ -75,6 +75,14 @@ func ParseHeartbeat(data []byte) (Heartbeat, error) {
 			peers, err := sc.peers()
 			hb.SlowPeers = peers
 			return err
+		case "peerLatencies":
+			if seenLatencies {
+				return malformed("field peerLatencies given twice")
+			}
+			seenLatencies = true
+			ps, err := sc.peerLatencies()
+			hb.PeerLatencies = ps
+			return err
 		default:
 			return &RejectError{ReasonUnknownField, fmt.Sprintf("unknown field %q", key)}
 		}
@@ -88,7 +96,7 @@ func ParseHeartbeat(data []byte) (Heartbeat, error) {
 	}
 	if err := hb.Validate(); err != nil {
 		reason := ReasonInvalid
-		if len(hb.SlowPeers) > MaxSlowPeers {
+		if len(hb.SlowPeers) > MaxSlowPeers || len(hb.PeerLatencies) > MaxPeerLatencies {
 			reason = ReasonTooManyPeers
 		}
 		return Heartbeat{}, &RejectError{reason, err.Error()}
