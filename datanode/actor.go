@@ -89,7 +89,7 @@ func (a *actor) beat(ctx context.Context, s *Scheduler) {
 			a.log.Warn("heartbeat goes without a slow-peer report", slog.Any("err", err))
 			report = false
 		} else {
-			det, hb.SlowPeers = d, d.SlowPeers
+			det, hb.SlowPeers, hb.PeerLatencies = d, d.SlowPeers, d.PeerLatencies
 		}
 	}
 	rctx, cancel := context.WithTimeout(ctx, a.heartbeat)

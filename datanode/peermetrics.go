@@ -95,6 +95,10 @@ type Detection struct {
 	// SlowPeers are the slow peers, sorted by id; never nil, so that it
 	// is always a report (reports.Heartbeat.SlowPeers), maybe empty.
 	SlowPeers []reports.SlowPeer
+	// PeerLatencies are the averages the test ran on, with their sample
+	// counts, sent with the report (reports.Heartbeat.PeerLatencies); nil
+	// when the source has no sample counts (HadoopJMX).
+	PeerLatencies []reports.PeerLatency
 }
 
 // Detect runs the outlier test over the peers' averages at now.
@@ -109,7 +113,9 @@ func (m *PeerMetrics) Detect(now time.Time) Detection {
 		samples = append(samples, outlier.Sample{Name: a.Key, LatencyMs: a.Mean})
 	}
 	m.samples = samples
-	return detection(m.detector.Detect(samples), len(samples))
+	d := detection(m.detector.Detect(samples), len(samples))
+	d.PeerLatencies = heartbeatLatencies(avgs)
+	return d
 }
 
 // Outliers returns the slow-peer report at now: Detect(now).SlowPeers.

@@ -74,6 +74,9 @@ func (s *Server) heartbeat(c *gin.Context) {
 	if hb.HasReport() {
 		s.tracker.Report(now, hb.Node, hb.SlowPeers)
 	}
+	if hb.PeerLatencies != nil {
+		s.diag.report(now, hb.Node, hb.PeerLatencies)
+	}
 	s.metrics.heartbeats.Inc()
 	reply := replyNotSlow
 	if s.tracker.IsSlow(now, hb.Node) {

@@ -39,6 +39,7 @@ type Server struct {
 	tracker *tracker.Tracker
 	nodes   *DataNodes
 	metrics *serverMetrics
+	diag    *diagnoser // the diagnosis of the agents' peerLatencies
 	engine  *gin.Engine
 	// authHash is sha256(AuthToken), compared in constant time against
 	// the hash of the presented token; unused when AuthToken is empty.
@@ -73,6 +74,9 @@ func New(cfg Config) (*Server, error) {
 		s.authHash = sha256.Sum256([]byte(cfg.AuthToken))
 	}
 	s.metrics = newServerMetrics()
+	if err := s.newDiagnosis(); err != nil {
+		return nil, err
+	}
 
 	e := gin.New()
 	e.HandleMethodNotAllowed = true
@@ -90,6 +94,7 @@ func New(cfg Config) (*Server, error) {
 	e.GET(JMXPath, s.jmx)
 	e.GET(MetricsPath, s.serveMetrics)
 	e.GET(DataNodesPath, s.dataNodes)
+	e.GET(SlowNodesPath, s.slowNodes)
 	s.engine = e
 	return s, nil
 }
