@@ -24,6 +24,7 @@ import (
 type PeerMetrics struct {
 	averages   *rolling.Averages
 	minSamples int64
+	blocks     blockMedians // of the agent's own probe blocks (blockmedians.go)
 
 	// mu guards the detector, which is not safe for concurrent use, and
 	// the scratch buffer handed to it.
@@ -114,7 +115,7 @@ func (m *PeerMetrics) Detect(now time.Time) Detection {
 	}
 	m.samples = samples
 	d := detection(m.detector.Detect(samples), len(samples))
-	d.PeerLatencies = heartbeatLatencies(avgs)
+	d.PeerLatencies = m.heartbeatLatencies(avgs)
 	return d
 }
 

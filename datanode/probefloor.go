@@ -60,15 +60,23 @@ func dialer(cfg Config) dialFunc {
 }
 
 // heartbeatLatencies turns the peers' averages into the heartbeat's
-// peerLatencies, leaving out peers whose ids are not valid, and keeping
-// at most reports.MaxPeerLatencies, the ones with most samples.
-func heartbeatLatencies(avgs []rolling.Average) []reports.PeerLatency {
+// peerLatencies: for a peer the agent timed probe blocks to, the median
+// of its recent block medians (blockMedians), else the average; leaving
+// out peers whose ids are not valid, and keeping at most
+// reports.MaxPeerLatencies, the ones with most samples. It is called
+// under m.mu.
+func (m *PeerMetrics) heartbeatLatencies(avgs []rolling.Average) []reports.PeerLatency {
 	out := make([]reports.PeerLatency, 0, len(avgs))
+	var scratch [recentBlocks]float64
 	for _, a := range avgs {
-		if reports.ValidateNode(a.Key) != nil || reports.ValidateLatency(a.Mean) != nil {
+		ms := a.Mean
+		if med, ok := m.blocks.median(a.Key, scratch[:0]); ok {
+			ms = med
+		}
+		if reports.ValidateNode(a.Key) != nil || reports.ValidateLatency(ms) != nil {
 			continue
 		}
-		out = append(out, reports.PeerLatency{Node: a.Key, LatencyMs: a.Mean, Samples: a.Count})
+		out = append(out, reports.PeerLatency{Node: a.Key, LatencyMs: ms, Samples: a.Count})
 	}
 	if len(out) > reports.MaxPeerLatencies {
 		sortBySamples(out)

@@ -68,7 +68,11 @@ func runReport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		_, err = fmt.Fprintf(stdout, "%s\n", bytes.TrimSpace(body))
 		return err
 	}
-	return writeReportTable(stdout, fromService(nodes))
+	if err := writeReportTable(stdout, fromService(nodes)); err != nil {
+		return err
+	}
+	path, _, _ := strings.Cut(target, "?")
+	return writeServiceDiagnosis(ctx, stdout, strings.TrimSuffix(path, namenode.SlowPeersPath))
 }
 
 // reportURL checks -namenode and -top and returns the /slowpeers URL;
