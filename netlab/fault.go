@@ -32,10 +32,13 @@ type Fault struct {
 // "send-rate=20mbit".
 func (f Fault) String() string { return string(f.Kind) + "=" + FormatRate(f.BitsPerSecond) }
 
-// minBurstBytes is the smallest token bucket a limit gets: veth hands the
-// qdisc segments of up to 64 KiB (GSO), and a bucket smaller than one
-// segment would drop everything.
-const minBurstBytes = 96 << 10
+// minBurstBytes is the smallest token bucket a limit gets: two Ethernet
+// frames. htb sends a segment larger than its bucket (veth hands the
+// qdisc GSO segments of up to 64 KiB) and lets the class wait off the
+// debt, so a small bucket costs no drops. It must be small: a bucket of
+// several packets lets a sparse flow through at full speed, where a slow
+// link delays every packet by its size over the rate.
+const minBurstBytes = 3000
 
 // Inject applies f. A host has at most one fault; injecting a second on
 // the same host fails.
@@ -114,9 +117,9 @@ func shape(ctx context.Context, tc []string, dev string, bps uint64, def string,
 	return runAll(ctx, cmds...)
 }
 
-// burst is the token bucket for a rate: 10 ms of traffic, at least
+// burst is the token bucket for a rate: 1 ms of traffic, at least
 // minBurstBytes.
-func burst(bps uint64) uint64 { return max(bps/8/100, minBurstBytes) }
+func burst(bps uint64) uint64 { return max(bps/8/1000, minBurstBytes) }
 
 // ParseRate reads a rate as tc spells it: a number with an optional
 // bit or byte unit, "20mbit", "1gbit", "500kbit", "100mbps" (bytes per
