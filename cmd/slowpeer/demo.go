@@ -17,7 +17,7 @@ import (
 	"github.com/slowpeer/slowpeer/netlab"
 )
 
-const demoSynopsis = "[-datanodes N] [-slow INDEX] [-fault KIND=VALUE] [-duration D] [-json]"
+const demoSynopsis = "[-datanodes N] [-slow INDEX] [-fault KIND=VALUE] [-lab] [-duration D] [-json]"
 
 // The demo's flags' defaults and limits.
 const (
@@ -46,6 +46,7 @@ type demoFlags struct {
 	fault     demoFault
 	duration  time.Duration
 	json      bool
+	lab       bool // every agent in a network namespace, also without a kernel-made fault
 }
 
 // runDemo runs "slowpeer demo": a NameNode-side service and a cluster of
@@ -60,6 +61,7 @@ func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		"what makes the slow agent slow, `KIND=VALUE`: ack-delay=D (no privileges), or made by the kernel, with every agent in a network namespace (root): receive-rate=RATE, send-rate=RATE, link-rate=RATE, pair-rate=RATE (e.g. 20mbit); none: no slow agent")
 	fs.DurationVar(&f.slowDelay, "slow-delay", demoSlowDelay, "`D` the slow agent waits before it acknowledges a packet, as -fault ack-delay=D; 0: no slow agent")
 	fs.DurationVar(&f.duration, "duration", 0, "stop after `D` (default: run until interrupted; with -json, a minute)")
+	fs.BoolVar(&f.lab, "lab", false, "run every agent in a network namespace of its own (root), as a kernel-made -fault does, also for ack-delay or none")
 	fs.BoolVar(&f.json, "json", false, "print one JSON result object and exit once the fault is found, or after a minute (or -duration)")
 	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
@@ -134,7 +136,7 @@ type demo struct {
 // shows within a minute (the end-to-end tests run the same presets).
 func newDemo(ctx context.Context, f demoFlags, stderr io.Writer) (d *demo, err error) {
 	d = &demo{flags: f, falsePos: map[string]bool{}}
-	if f.fault.lab != "" {
+	if f.fault.lab != "" || f.lab {
 		return newLabDemo(ctx, d, stderr)
 	}
 	var lns []net.Listener

@@ -30,6 +30,9 @@ const (
 func newLabDemo(ctx context.Context, d *demo, stderr io.Writer) (_ *demo, err error) {
 	f := d.flags
 	if err := netlab.Check(); err != nil {
+		if f.fault.lab == "" {
+			return nil, fmt.Errorf("demo -lab: %w", err)
+		}
 		return nil, fmt.Errorf("demo -fault %s: %w", f.fault, err)
 	}
 	if removed, err := netlab.CleanStale(); err != nil {
@@ -90,6 +93,10 @@ func newLabDemo(ctx context.Context, d *demo, stderr io.Writer) (_ *demo, err er
 	}); err != nil {
 		return nil, err
 	}
+	d.lab = lab
+	if f.fault.lab == "" {
+		return d, nil // -lab without a kernel-made fault
+	}
 	fault := netlab.Fault{Kind: f.fault.lab, Host: f.slow + 1, BitsPerSecond: f.fault.rate}
 	d.slowID = data[f.slow].Addr().String()
 	if f.fault.lab == netlab.FaultPairRate {
@@ -100,6 +107,5 @@ func newLabDemo(ctx context.Context, d *demo, stderr io.Writer) (_ *demo, err er
 	if err := lab.Inject(ctx, fault); err != nil {
 		return nil, fmt.Errorf("demo -fault %s: %w", f.fault, err)
 	}
-	d.lab = lab
 	return d, nil
 }
