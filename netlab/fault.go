@@ -55,14 +55,14 @@ func (l *Lab) Inject(ctx context.Context, f Fault) error {
 	outDev, inDev := "eth0", h.port
 	switch f.Kind {
 	case FaultSendRate:
-		return tbf(ctx, out, outDev, f.BitsPerSecond)
+		return limitAll(ctx, out, outDev, f.BitsPerSecond)
 	case FaultReceiveRate:
-		return tbf(ctx, in, inDev, f.BitsPerSecond)
+		return limitAll(ctx, in, inDev, f.BitsPerSecond)
 	case FaultLinkRate:
-		if err := tbf(ctx, out, outDev, f.BitsPerSecond); err != nil {
+		if err := limitAll(ctx, out, outDev, f.BitsPerSecond); err != nil {
 			return err
 		}
-		return tbf(ctx, in, inDev, f.BitsPerSecond)
+		return limitAll(ctx, in, inDev, f.BitsPerSecond)
 	case FaultPairRate:
 		if f.Peer < 0 || f.Peer >= len(l.hosts) || f.Peer == f.Host {
 			return fmt.Errorf("netlab: fault %s: peer %d is not another host of %d", f, f.Peer, len(l.hosts))
@@ -76,13 +76,15 @@ func (l *Lab) Inject(ctx context.Context, f Fault) error {
 	return fmt.Errorf("netlab: unknown fault kind %q", f.Kind)
 }
 
-// tbf limits everything leaving dev but small packets (smallFirst).
-func tbf(ctx context.Context, tc []string, dev string, bps uint64) error {
+// limitAll limits everything leaving dev but small packets (smallBytes). It
+// is an htb, not a tbf qdisc: a tbf drops a GSO segment larger than its
+// bucket, and the bucket must be small (minBurstBytes).
+func limitAll(ctx context.Context, tc []string, dev string, bps uint64) error {
 	return shape(ctx, tc, dev, bps, "2", nil)
 }
 
 // htbPair limits only the packets leaving dev whose dir ("src" or "dst")
-// address is in cidr, but small packets (smallFirst); everything else
+// address is in cidr, but small packets (smallBytes); everything else
 // passes at full speed.
 func htbPair(ctx context.Context, tc []string, dev, dir, cidr string, bps uint64) error {
 	return shape(ctx, tc, dev, bps, "1", []string{"match", "ip", dir, cidr})
@@ -91,7 +93,7 @@ func htbPair(ctx context.Context, tc []string, dev, dir, cidr string, bps uint64
 // smallBytes is the IP length below which a packet passes a limit
 // untouched: a TCP acknowledgement, or one of the probes' 5-byte acks.
 // A host's default qdisc, fq_codel, serves such sparse flows before the
-// bulk ones; the lab's kernel need not have it (htb, tbf and u32 are all
+// bulk ones; the lab's kernel need not have it (htb and u32 are all
 // a fault needs), so the limit lets them by itself. Without that, every
 // acknowledgement a slow sender sends would wait behind the data queued
 // ahead of it, and its peers would see it slow in both directions.

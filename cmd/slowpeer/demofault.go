@@ -71,11 +71,11 @@ func (f demoFault) describe(peer string) string {
 	rate := netlab.FormatRate(f.rate)
 	switch f.lab {
 	case netlab.FaultReceiveRate:
-		return "traffic toward it limited to " + rate + " (tbf)"
+		return "traffic toward it limited to " + rate + " (htb)"
 	case netlab.FaultSendRate:
-		return "traffic from it limited to " + rate + " (tbf)"
+		return "traffic from it limited to " + rate + " (htb)"
 	case netlab.FaultLinkRate:
-		return "traffic to and from it limited to " + rate + " (tbf)"
+		return "traffic to and from it limited to " + rate + " (htb)"
 	case netlab.FaultPairRate:
 		return "traffic between it and " + peer + " limited to " + rate + " (htb, u32)"
 	}
