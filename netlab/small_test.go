@@ -40,7 +40,7 @@ func TestSmallPacketsPass(t *testing.T) {
 
 	bulk := make(chan float64, 1)
 	go func() { bulk <- transfer(t, l, 0, 1, 1<<20) }() // 2 s at 4 Mbit/s
-	time.Sleep(300 * time.Millisecond)                    // let the queue fill
+	time.Sleep(300 * time.Millisecond)                  // let the queue fill
 	var worst time.Duration
 	b := []byte{'x'}
 	for range 20 {
