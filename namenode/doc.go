@@ -31,6 +31,11 @@
 //     (NumLiveDataNodes, NumDeadDataNodes).
 //   - GET /metrics: Prometheus text, every family prefixed slowpeer_.
 //   - GET /v1/datanodes: the DataNode table.
+//   - GET /v1/slownodes: the diagnosis (package diagnosis) of the
+//     reporter × peer matrix that the heartbeats' peerLatencies fill, each
+//     report replacing its sender's row, run at most every
+//     [DiagnoseEvery] and cached ([Server.SlowNodeFindings]); its findings
+//     per kind are slowpeer_slow_node_findings{kind} in /metrics.
 //
 // With Config.AuthToken set, every request that is not a GET, HEAD or
 // OPTIONS needs "Authorization: Bearer <token>" (compared in constant
