@@ -105,7 +105,7 @@ func newLabDemo(ctx context.Context, d *demo, stderr io.Writer) (_ *demo, err er
 		d.peerID = data[peer].Addr().String()
 	}
 	if err := lab.Inject(ctx, fault); err != nil {
-		return nil, fmt.Errorf("demo -fault %s: %w", f.fault, err)
+		return nil, fmt.Errorf("demo -fault %s: %w (the kernel needs the htb qdisc and the u32 filter: sch_htb, cls_u32)", f.fault, err)
 	}
 	return d, nil
 }
