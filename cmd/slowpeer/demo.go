@@ -127,6 +127,7 @@ type demo struct {
 	kind      string        // the diagnosis's kind of the slow node, once found
 	reporters int           // the pairs behind the diagnosis's finding, once found
 	falsePos  map[string]bool
+	events    io.Writer // stderr: the false positives as they come
 }
 
 // newDemo opens every listener on 127.0.0.1 port 0 and builds the service
@@ -135,7 +136,7 @@ type demo struct {
 // Hadoop's keys shortened from minutes to seconds, so that a slow node
 // shows within a minute (the end-to-end tests run the same presets).
 func newDemo(ctx context.Context, f demoFlags, stderr io.Writer) (d *demo, err error) {
-	d = &demo{flags: f, falsePos: map[string]bool{}}
+	d = &demo{flags: f, falsePos: map[string]bool{}, events: stderr}
 	if f.fault.lab != "" || f.lab {
 		return newLabDemo(ctx, d, stderr)
 	}

@@ -26,7 +26,7 @@ func (d *demo) judge(top []reports.SlowNode, findings []diagnosis.Finding) bool 
 				d.firstSeen = d.since()
 			}
 		} else if !expected(n.Node) && len(n.Reporters) >= demoQuorum {
-			d.falsePos[n.Node] = true
+			d.falsePositive(n.Node, fmt.Sprintf("reported to the tracker by %d peers", len(n.Reporters)))
 		}
 	}
 	kind, reporters := "", 0
@@ -41,7 +41,8 @@ func (d *demo) judge(top []reports.SlowNode, findings []diagnosis.Finding) bool 
 		default:
 			for _, n := range []string{f.Node, f.Peer} {
 				if n != "" && !expected(n) {
-					d.falsePos[n] = true
+					d.falsePositive(n, fmt.Sprintf("diagnosed %s (%s), %.2f ms against a median of %.2f ms",
+						f.Kind, findingSummary([]diagnosis.Finding{f}), f.LatencyMs, f.MedianMs))
 				}
 			}
 		}
@@ -53,6 +54,16 @@ func (d *demo) judge(top []reports.SlowNode, findings []diagnosis.Finding) bool 
 		d.kind, d.reporters = kind, reporters
 	}
 	return true
+}
+
+// falsePositive notes that node counts as found though nothing was
+// injected there, and says so on the demo's log the first time.
+func (d *demo) falsePositive(node, why string) {
+	if d.falsePos[node] {
+		return
+	}
+	d.falsePos[node] = true
+	fmt.Fprintf(d.events, "demo: false positive after %v: %s %s\n", d.since(), node, why)
 }
 
 // findingSummary is one line naming the diagnosis's findings.
