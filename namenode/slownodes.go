@@ -100,14 +100,22 @@ func (d *diagnoser) current(now time.Time) []diagnosis.Finding {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.at.IsZero() || now.Sub(d.at) >= DiagnoseEvery || now.Before(d.at) {
-		d.matrix.Expire(now)
-		d.findings = d.matrix.Diagnose(now)
+		d.findings = d.matrix.Diagnose(now) // expires what is old first
 		if d.findings == nil {
 			d.findings = []diagnosis.Finding{}
 		}
 		d.at = now
 	}
 	return d.findings
+}
+
+// expire drops the cells that are no longer valid at now, so that the
+// rows of agents that went away do not stay while nobody asks for the
+// diagnosis.
+func (d *diagnoser) expire(now time.Time) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.matrix.Expire(now)
 }
 
 // writeMetrics writes findingsFamily from the current diagnosis.

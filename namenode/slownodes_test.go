@@ -131,3 +131,18 @@ func TestSlowNodesKinds(t *testing.T) {
 		return base(from, to)
 	}, diagnosis.Finding{Kind: diagnosis.Rack, Rack: "/r1"}) // Node: the rack's slowest
 }
+
+// Step drops the rows of reporters that stopped sending, after the
+// report validity, as the tracker drops their reports.
+func TestSlowNodesExpire(t *testing.T) {
+	s, clock, _ := newTestServer(t, nil)
+	clusterBeats(t, s, 6, func(from, to int) float64 { return 0.1 })
+	if n := s.diag.matrix.Len(); n != 30 {
+		t.Fatalf("%d cells, want 30", n)
+	}
+	clock.Advance(s.Config().ReportValidity())
+	s.Step(clock.Now())
+	if n := s.diag.matrix.Len(); n != 0 {
+		t.Fatalf("%d cells after the report validity, want 0", n)
+	}
+}
