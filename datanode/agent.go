@@ -47,7 +47,7 @@ func New(cfg Config) (*Agent, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	a := &Agent{cfg: cfg, log: cfg.Logger, client: cfg.HTTPClient, metrics: cfg.PeerMetrics, dial: dialTCP}
+	a := &Agent{cfg: cfg, log: cfg.Logger, client: cfg.HTTPClient, metrics: cfg.PeerMetrics, dial: dialer(cfg)}
 	if a.log == nil {
 		a.log = slog.Default()
 	}
@@ -60,7 +60,7 @@ func New(cfg Config) (*Agent, error) {
 		a.client = &http.Client{Transport: tr}
 	}
 	if a.metrics == nil {
-		a.metrics = NewPeerMetrics(cfg)
+		a.metrics = NewPeerMetrics(probeMetricsConfig(cfg))
 	}
 	var detect detectFunc = func(now time.Time) (Detection, error) { return a.metrics.Detect(now), nil }
 	switch {

@@ -260,6 +260,9 @@ func (f *namenodeFlags) config() (namenode.Config, hadoopConf, error) {
 	if err := namenodeConf(conf, &cfg); err != nil {
 		return cfg, nil, err
 	}
+	if err := readTopology(&cfg); err != nil {
+		return cfg, nil, err
+	}
 	if f.tokenFile != "" {
 		if cfg.AuthToken, err = readTokenFile(f.tokenFile); err != nil {
 			return cfg, nil, err

@@ -89,7 +89,11 @@ func reportFrom(ctx context.Context, client serviceClient, base string, top int,
 		_, err = fmt.Fprintf(stdout, "%s\n", bytes.TrimSpace(body))
 		return err
 	}
-	return writeReportTable(stdout, fromService(nodes))
+	if err := writeReportTable(stdout, fromService(nodes)); err != nil {
+		return err
+	}
+	path, _, _ := strings.Cut(target, "?")
+	return writeServiceDiagnosis(ctx, client, stdout, strings.TrimSuffix(path, namenode.SlowPeersPath))
 }
 
 // reportURL checks -namenode and -top and returns the /slowpeers URL;
