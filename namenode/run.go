@@ -26,6 +26,7 @@ type StepResult struct {
 // RunSteps calls it every HeartbeatInterval.
 func (s *Server) Step(now time.Time) StepResult {
 	res := StepResult{Expired: s.tracker.Expire(now), Died: s.nodes.Check(now)}
+	s.updateSlowSet(now)
 	for _, n := range res.Died {
 		s.log.Warn("datanode is dead", slog.String("node", n),
 			slog.Duration("deadAfter", s.cfg.DeadAfter()))

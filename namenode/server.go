@@ -37,6 +37,7 @@ type Server struct {
 	log     *slog.Logger
 	now     func() time.Time
 	tracker *tracker.Tracker
+	slowSet *tracker.SlowSet
 	nodes   *DataNodes
 	metrics *serverMetrics
 	engine  *gin.Engine
@@ -61,6 +62,7 @@ func New(cfg Config) (*Server, error) {
 		log:     cfg.Logger,
 		now:     cfg.Now,
 		tracker: tracker.New(cfg.ReportValidity()),
+		slowSet: tracker.NewSlowSet(cfg.SlowSet),
 		nodes:   NewDataNodes(cfg.DeadAfter()),
 	}
 	if s.log == nil {
@@ -126,16 +128,34 @@ func (s *Server) DataNodes() *DataNodes { return s.nodes }
 // Config returns the Server's configuration.
 func (s *Server) Config() Config { return s.cfg }
 
-// SlowNodes returns the ids of the top MaxSlowPeerCollectNodes slow nodes
-// at now: the set to keep new work away from, as Hadoop's
-// DatanodeManager.getSlowPeersUuidSet collects it for block placement.
+// SlowNodes returns the ids of the top MaxSlowPeerCollectNodes nodes of
+// the slow set at now (most reporters first, then by name): the set to
+// keep new work away from, as Hadoop's DatanodeManager.getSlowPeersUuidSet
+// collects it for block placement, but with the hysteresis of
+// Config.SlowSet.
 func (s *Server) SlowNodes(now time.Time) []string {
-	top := s.tracker.Top(now, s.cfg.MaxSlowPeerCollectNodes)
-	ids := make([]string, len(top))
-	for i, n := range top {
-		ids[i] = n.Node
+	counts := s.updateSlowSet(now)
+	slices.SortStableFunc(counts, func(a, b tracker.NodeCount) int { return b.Reporters - a.Reporters })
+	var ids []string
+	for _, c := range counts {
+		if len(ids) < s.cfg.MaxSlowPeerCollectNodes && s.slowSet.Contains(c.Node) {
+			ids = append(ids, c.Node)
+		}
+	}
+	for _, n := range s.slowSet.Nodes() { // members in their quiet period
+		if len(ids) < s.cfg.MaxSlowPeerCollectNodes && !slices.Contains(ids, n) {
+			ids = append(ids, n)
+		}
 	}
 	return ids
+}
+
+// updateSlowSet feeds the tracker's counts at now to the slow set and
+// returns them.
+func (s *Server) updateSlowSet(now time.Time) []tracker.NodeCount {
+	counts := s.tracker.Counts(now)
+	s.slowSet.Update(now, counts)
+	return counts
 }
 
 // SlowHosts returns the distinct hosts (the node ids without port) of

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/slowpeer/slowpeer/reports"
+	"github.com/slowpeer/slowpeer/tracker"
 )
 
 // fakeClock is a clock the test moves by hand.
@@ -60,6 +61,7 @@ func newTestServer(t testing.TB, edit func(*Config)) (*Server, *fakeClock, *logB
 	cfg := DefaultConfig()
 	cfg.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	cfg.Now = clock.Now
+	cfg.SlowSet = tracker.RawSlowSetConfig() // tests of the raw meaning; slowset_test.go has the hysteresis
 	if edit != nil {
 		edit(&cfg)
 	}

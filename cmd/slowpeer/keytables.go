@@ -66,6 +66,12 @@ var namenodeKeys = keys[namenode.Config]{
 		field: func(c *namenode.Config) any { return &c.MaxSlowPeerCollectNodes }},
 	{name: namenode.HeartbeatRecheckIntervalKey, unit: millis,
 		field: func(c *namenode.Config) any { return &c.HeartbeatRecheckInterval }},
+	{name: namenode.SlowEnterAfterKey, unit: millis,
+		field: func(c *namenode.Config) any { return &c.SlowSet.EnterAfter }},
+	{name: namenode.SlowEnterReportersKey, unit: count, min: 1, max: math.MaxInt32,
+		field: func(c *namenode.Config) any { return &c.SlowSet.EnterReporters }},
+	{name: namenode.SlowLeaveAfterKey, unit: millis,
+		field: func(c *namenode.Config) any { return &c.SlowSet.LeaveAfter }},
 }
 
 var hiveserverKeys = keys[hiveserver.Config]{

@@ -19,6 +19,7 @@ import (
 	"github.com/slowpeer/slowpeer/internal/testenv"
 	"github.com/slowpeer/slowpeer/namenode"
 	"github.com/slowpeer/slowpeer/reports"
+	"github.com/slowpeer/slowpeer/tracker"
 )
 
 // testClock is a clock the test moves by hand.
@@ -45,6 +46,7 @@ func newPickerServer(t *testing.T, servers ...string) (*namenode.Server, *testCl
 	t.Helper()
 	clock := &testClock{now: time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)}
 	ncfg := namenode.DefaultConfig()
+	ncfg.SlowSet = tracker.RawSlowSetConfig()
 	ncfg.Now = clock.Now
 	ncfg.Logger = slog.New(slog.DiscardHandler)
 	s, err := namenode.New(ncfg)
