@@ -18,8 +18,11 @@ const (
 	// when the fault begins, as on a cluster that has been up for a while.
 	DefaultWarmup = time.Hour
 	// DefaultTick is the step of synthetic time: packets are batched per
-	// tick and the service is read once a tick.
-	DefaultTick = time.Minute
+	// tick, and a heartbeat sees the packets of the ticks before its own.
+	DefaultTick = 30 * time.Second
+	// DefaultReadInterval is how often the services are read (their slow
+	// sets updated and scored): the resolution of the time to detect.
+	DefaultReadInterval = time.Minute
 	// DefaultRackSize is the number of nodes in one rack.
 	DefaultRackSize = 40
 	// DefaultRemotePeers is the number of nodes in other racks that each
@@ -51,6 +54,8 @@ type Config struct {
 	// Tick is the step of synthetic time; it must divide both
 	// algorithms' rolling windows.
 	Tick time.Duration
+	// ReadInterval is how often the services are read; a multiple of Tick.
+	ReadInterval time.Duration
 	// RackSize is the number of nodes per rack (the last may be short).
 	RackSize int
 	// RemotePeers is the number of other racks' nodes each node writes to.
@@ -105,6 +110,25 @@ func SlowpeerAlgorithm() Algorithm {
 		SlowSet: tracker.DefaultSlowSetConfig(), Diagnosis: &d}
 }
 
+// ProposedAlgorithm returns slowpeer with the defaults that DETECTION.md
+// ("Simulated clusters") proposes from these runs, which the product has
+// not adopted yet: reports every 5 minutes (Hadoop: 30), rolling windows
+// of 3 × 1 minute (Hadoop: 36 × 5), more than 20 samples (Hadoop: 1 000),
+// and the slow set's hysteresis at 3 minutes in, 2 reporters, 1 hour out.
+// `slowpeer simulate -D` sets the same keys.
+func ProposedAlgorithm() Algorithm {
+	a := SlowpeerAlgorithm()
+	a.Agent.ReportInterval = 5 * time.Minute
+	a.Agent.RollingWindow, a.Agent.RollingWindows = time.Minute, 3
+	a.Agent.MinOutlierDetectionSamples = 20
+	a.ReportValidity = 3 * a.Agent.ReportInterval
+	d := *a.Diagnosis
+	d.MaxAge = a.ReportValidity
+	a.Diagnosis = &d
+	a.SlowSet = tracker.SlowSetConfig{EnterAfter: 3 * time.Minute, EnterReporters: 2, LeaveAfter: time.Hour}
+	return a
+}
+
 // HadoopAlgorithm returns Hadoop's algorithm at Hadoop's defaults:
 // 30-minute reports valid 90 minutes, 36 windows of 5 minutes, more than
 // 1 000 samples, 10 peers, a 5 ms floor, no hysteresis, no diagnosis.
@@ -124,6 +148,7 @@ func HadoopAlgorithm() Algorithm {
 func DefaultConfig(nodes int, sc Scenario) Config {
 	return Config{
 		Nodes: nodes, Scenario: sc, Seed: 1, Hours: DefaultHours, Warmup: DefaultWarmup, Tick: DefaultTick,
+		ReadInterval: DefaultReadInterval,
 		RackSize: DefaultRackSize, RemotePeers: DefaultRemotePeers, SlowFactor: DefaultSlowFactor,
 		BaseLatencyMs: DefaultBaseLatencyMs, JitterSigma: DefaultJitterSigma,
 		Slowpeer: SlowpeerAlgorithm(), Hadoop: HadoopAlgorithm(),
@@ -148,6 +173,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("warmup must not be negative, got %v", c.Warmup)
 	case c.Tick <= 0:
 		return fmt.Errorf("tick must be more than zero, got %v", c.Tick)
+	case c.ReadInterval < c.Tick || c.ReadInterval%c.Tick != 0:
+		return fmt.Errorf("read interval %v must be a multiple of the tick %v", c.ReadInterval, c.Tick)
 	case c.RemotePeers < 1 || c.RemotePeers > c.Nodes-c.RackSize:
 		return fmt.Errorf("remote peers must be between 1 and %d, got %d", c.Nodes-c.RackSize, c.RemotePeers)
 	case !(c.SlowFactor >= 1):

@@ -25,6 +25,9 @@ type Result struct {
 	Truth []string `json:"-"`
 }
 
+// readBefore is how long before the fault the services begin to be read.
+const readBefore = 30 * time.Minute
+
 // epoch is where synthetic time begins: a Monday at midnight.
 var epoch = time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
 
@@ -51,7 +54,7 @@ func Run(cfg Config, progress func(done, total int)) (Result, error) {
 		return Result{}, err
 	}
 	measured := time.Duration(cfg.Hours * float64(time.Hour))
-	ticks := int((cfg.Warmup + measured + cfg.Tick - 1) / cfg.Tick)
+	ticks := int((cfg.Warmup + measured + cfg.ReadInterval - 1) / cfg.ReadInterval * (cfg.ReadInterval / cfg.Tick))
 	for k := range ticks {
 		if err := s.tick(k); err != nil {
 			return Result{}, err
@@ -145,8 +148,12 @@ func (s *sim) tick(k int) error {
 	on := s.fault.active(time.Duration(o) - s.cfg.Warmup)
 	factor := 1 + 0.25*math.Sin(2*math.Pi*float64(o)/float64(24*time.Hour)+s.swing)
 	s.each(func(nd *node) { nd.send(s, at, o, factor, on) })
-	for _, sv := range s.services {
-		sv.score.observe(end, sv.step(end, s.cluster))
+	// The services are read from half an hour before the fault on, time
+	// for the slow sets to settle; before, the reports are only stored.
+	if time.Duration(o)+tick > s.cfg.Warmup-readBefore && (time.Duration(o)+tick)%s.cfg.ReadInterval == 0 {
+		for _, sv := range s.services {
+			sv.score.observe(end, sv.step(end, s.cluster))
+		}
 	}
 	return nil
 }

@@ -69,12 +69,12 @@ func scenarioList() string {
 const (
 	PauseMin   = 50 * time.Millisecond
 	PauseAlpha = 1.5
-	PauseMax   = 20 * time.Second
+	PauseMax   = 10 * time.Second
 	// In every scenario 5 % of the hosts pause 2 times an hour on average.
 	pauseShareDefault, pausesPerHourDefault = 0.05, 2.0
-	// In gc-pauses a third of the hosts pause 12 times an hour: 1.8 s of
-	// pause an hour on average, 0.05 % of the time, with a pause of over
-	// 5 s about once in 30 host-hours.
+	// In gc-pauses a third of the hosts pause 12 times an hour: about
+	// 1.5 s of pause an hour on average, 0.04 % of the time, with a pause
+	// of over 5 s about once in 30 host-hours.
 	pauseShareGC, pausesPerHourGC = 1.0 / 3, 12.0
 )
 

@@ -10,6 +10,10 @@ import (
 	"github.com/slowpeer/slowpeer/tracker"
 )
 
+// readAfter is the margin, beyond two report intervals, that a link must
+// last to enter the slow set: one read of the service.
+const readAfter = time.Minute
+
 // service is the NameNode side of one algorithm: the real Tracker, the
 // real diagnosis Matrix (slowpeer only) and the real SlowSets.
 type service struct {
@@ -32,8 +36,13 @@ func newService(alg Algorithm, c *cluster, sc *score) (*service, error) {
 			return nil, err
 		}
 		s.matrix = m
+		// A link rests on the cells of its two ends, which a pause on
+		// either end can spoil for one report of each (the rolling windows
+		// span less than a report interval): it must outlast two report
+		// intervals.
 		lc := alg.SlowSet
-		lc.EnterReporters = 1 // a link has one or two directions, not reporters
+		lc.EnterReporters = 1
+		lc.EnterAfter = max(lc.EnterAfter, 2*alg.Agent.ReportInterval+readAfter)
 		s.links = tracker.NewSlowSet(lc)
 	}
 	return s, nil
@@ -68,7 +77,7 @@ func (s *service) step(now time.Time, c *cluster) []string {
 		s.set.Update(now, s.tracker.Counts(now))
 		return s.set.Nodes()
 	}
-	nodes, links := evidence(s.tracker.Top(now, c.n), s.matrix.Diagnose(now), c)
+	nodes, links := evidence(s.matrix.Diagnose(now), c)
 	s.set.Update(now, nodes)
 	s.links.Update(now, links)
 	return append(s.set.Nodes(), s.links.Nodes()...)
