@@ -149,7 +149,7 @@ func DefaultConfig(nodes int, sc Scenario) Config {
 	return Config{
 		Nodes: nodes, Scenario: sc, Seed: 1, Hours: DefaultHours, Warmup: DefaultWarmup, Tick: DefaultTick,
 		ReadInterval: DefaultReadInterval,
-		RackSize: DefaultRackSize, RemotePeers: DefaultRemotePeers, SlowFactor: DefaultSlowFactor,
+		RackSize:     DefaultRackSize, RemotePeers: DefaultRemotePeers, SlowFactor: DefaultSlowFactor,
 		BaseLatencyMs: DefaultBaseLatencyMs, JitterSigma: DefaultJitterSigma,
 		Slowpeer: SlowpeerAlgorithm(), Hadoop: HadoopAlgorithm(),
 	}

@@ -34,7 +34,8 @@
 // that meets a pause on either end waits for it to end, every packet of
 // it. All of a tick's blocks of one (sender, peer) pair reach
 // PeerMetrics as one batch (AddSendPacketsDownstreamAt) at the tick's
-// start, so a tick must divide the rolling windows; a heartbeat in a tick
+// start (held per window and handed over when the window changes or a
+// report is due), so a tick must divide the rolling windows; a heartbeat in a tick
 // sees the packets of the ticks before it. Heartbeats are never lost.
 //
 // # Determinism

@@ -27,10 +27,18 @@ type node struct {
 	pauses   bool    // this host pauses now and then
 	cur, old []pause // pauses begun this tick and the tick before
 
-	sumMs []float64 // per slot, this tick
-	count []int64
+	// Per algorithm, per slot: the packets of the algorithm's current
+	// rolling window not yet handed to its PeerMetrics, and that window's
+	// index. They are handed over when the window changes and before a
+	// report: the same sums and counts in the same windows as one call a
+	// tick, with fewer calls.
+	sumMs  [2][]float64
+	count  [2][]int64
+	window [2]int64
+	at     [2]time.Time // a time in that window
 
 	metrics [2]*datanode.PeerMetrics
+	windows [2]time.Duration // each algorithm's RollingWindow
 	sched   [2]*datanode.Scheduler
 	out     [2][]report // reports made this tick
 }
@@ -104,9 +112,15 @@ func (nd *node) waitNs(t int64) int64 {
 
 // send draws the blocks this node sends in the tick at offset o (its
 // own writes to remote peers and its relays to rack-mates) and records
-// them, per peer, in every algorithm's PeerMetrics at the tick's start.
+// them, per peer, for every algorithm's PeerMetrics at the tick's start.
 func (nd *node) send(s *sim, at time.Time, o int64, factor float64, on bool) {
 	tr := &s.traffic
+	for a := range nd.metrics {
+		if w := int64(o) / int64(nd.windows[a]); w != nd.window[a] {
+			nd.flush(a, s.cluster)
+			nd.window[a], nd.at[a] = w, at
+		}
+	}
 	jitter := distuv.LogNormal{Mu: -tr.blockSigma * tr.blockSigma / 2, Sigma: tr.blockSigma, Src: nd.src}
 	poisson := distuv.Poisson{Lambda: tr.blocksPerTick, Src: nd.src}
 	for _, relay := range []bool{false, true} {
@@ -125,26 +139,29 @@ func (nd *node) send(s *sim, at time.Time, o int64, factor float64, on bool) {
 			// A pause on either end holds the whole block until it ends.
 			wait := max(nd.waitNs(t), s.nodes[nd.peers[slot]].waitNs(t))
 			sum += float64(tr.packets) * float64(wait) / float64(time.Millisecond)
-			nd.sumMs[slot] += sum
-			nd.count[slot] += tr.packets
+			for a := range nd.metrics {
+				nd.sumMs[a][slot] += sum
+				nd.count[a][slot] += tr.packets
+			}
 		}
 	}
-	for slot, n := range nd.count {
+}
+
+// flush hands algorithm a's held packets to its PeerMetrics.
+func (nd *node) flush(a int, c *cluster) {
+	for slot, n := range nd.count[a] {
 		if n == 0 {
 			continue
 		}
-		total := time.Duration(nd.sumMs[slot] * float64(time.Millisecond))
-		peer := s.cluster.names[nd.peers[slot]]
-		for _, m := range nd.metrics {
-			m.AddSendPacketsDownstreamAt(at, peer, total, n)
-		}
-		nd.sumMs[slot], nd.count[slot] = 0, 0
+		total := time.Duration(nd.sumMs[a][slot] * float64(time.Millisecond))
+		nd.metrics[a].AddSendPacketsDownstreamAt(nd.at[a], c.names[nd.peers[slot]], total, n)
+		nd.sumMs[a][slot], nd.count[a][slot] = 0, 0
 	}
 }
 
 // beat runs algorithm a's heartbeats in [from, to): the real Scheduler
 // says which carry a report, and the real PeerMetrics makes it.
-func (nd *node) beat(a int, from, to time.Time, withLatencies bool) {
+func (nd *node) beat(a int, c *cluster, from, to time.Time, withLatencies bool) {
 	sc, m := nd.sched[a], nd.metrics[a]
 	nd.out[a] = nd.out[a][:0]
 	for hb := from.Add(sc.Next(from)); hb.Before(to); hb = hb.Add(sc.Next(hb)) {
@@ -152,6 +169,7 @@ func (nd *node) beat(a int, from, to time.Time, withLatencies bool) {
 			sc.Delivered(hb, false)
 			continue
 		}
+		nd.flush(a, c)
 		r := report{at: hb, node: nd.id, slowPeers: m.Detect(hb).SlowPeers}
 		if withLatencies {
 			r.latencies = m.Latencies(hb)

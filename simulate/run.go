@@ -112,7 +112,10 @@ func (s *sim) newNode(i int) *node {
 		nd.base = append(nd.base, c.linkBaseMs(i, int(j)))
 		nd.fault = append(nd.fault, s.fault.factor(c, i, int(j), cfg.SlowFactor))
 	}
-	nd.sumMs, nd.count = make([]float64, len(nd.peers)), make([]int64, len(nd.peers))
+	for a, alg := range []Algorithm{cfg.Slowpeer, cfg.Hadoop} {
+		nd.sumMs[a], nd.count[a] = make([]float64, len(nd.peers)), make([]int64, len(nd.peers))
+		nd.windows[a], nd.window[a] = alg.Agent.RollingWindow, -1
+	}
 	nd.pauses = nd.rng.Float64() < s.fault.pauseShare
 	for a, alg := range []Algorithm{cfg.Slowpeer, cfg.Hadoop} {
 		nd.metrics[a] = datanode.NewPeerMetrics(alg.Agent)
@@ -134,7 +137,7 @@ func (s *sim) tick(k int) error {
 	s.each(func(nd *node) { nd.drawPauses(&s.traffic, o) })
 	s.each(func(nd *node) {
 		for a, sv := range s.services {
-			nd.beat(a, at, end, sv.matrix != nil)
+			nd.beat(a, s.cluster, at, end, sv.matrix != nil)
 		}
 	})
 	for a, sv := range s.services {
