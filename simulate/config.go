@@ -125,7 +125,7 @@ func ProposedAlgorithm() Algorithm {
 	d := *a.Diagnosis
 	d.MaxAge = a.ReportValidity
 	a.Diagnosis = &d
-	a.SlowSet = tracker.SlowSetConfig{EnterAfter: 3 * time.Minute, EnterReporters: 2, LeaveAfter: time.Hour}
+	a.SlowSet = tracker.DefaultSlowSetConfig()
 	return a
 }
 

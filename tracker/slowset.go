@@ -8,19 +8,25 @@ import (
 )
 
 // Defaults of SlowSetConfig, chosen from the simulated clusters of
-// DETECTION.md ("Simulated clusters").
+// DETECTION.md ("Simulated clusters") for a slow set fed by the diagnosis
+// (the fit wants half of a node's pairs slow, which a pause of a healthy
+// host does not make) with reports every 5 minutes.
 const (
 	// DefaultEnterAfter is slowpeer.slow.enter.after: how long a node must
-	// be reported, without a break, before it enters the slow set.
-	DefaultEnterAfter = 10 * time.Minute
+	// be reported, without a break, before it enters the slow set. Three
+	// reads of a minute: long enough to ride over a diagnosis that
+	// flickers at the limit, short enough for a slow sender, found only
+	// at its own next report, to be in within two report intervals.
+	DefaultEnterAfter = 3 * time.Minute
 	// DefaultEnterReporters is slowpeer.slow.enter.reporters: how many
 	// nodes must report a node at once for it to count as reported. Two:
 	// one reporter alone is as likely a slow sender, or a bad link, as a
 	// slow peer.
 	DefaultEnterReporters = 2
 	// DefaultLeaveAfter is slowpeer.slow.leave.after: how long a node of
-	// the slow set must go unreported before it leaves.
-	DefaultLeaveAfter = 60 * time.Minute
+	// the slow set must go unreported before it leaves. An hour: a node
+	// slow half of every hour stays in rather than flapping.
+	DefaultLeaveAfter = time.Hour
 )
 
 // SlowSetConfig holds the hysteresis of a SlowSet.
