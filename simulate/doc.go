@@ -32,11 +32,14 @@
 // log-normal of the same mean and variance (Fenton–Wilkinson), not packet
 // by packet. Some hosts pause (Pareto durations, heavy-tailed): a block
 // that meets a pause on either end waits for it to end, every packet of
-// it. All of a tick's blocks of one (sender, peer) pair reach
-// PeerMetrics as one batch (AddSendPacketsDownstreamAt) at the tick's
-// start (held per window and handed over when the window changes or a
-// report is due), so a tick must divide the rolling windows; a heartbeat in a tick
+// it. The blocks of one (sender, peer) pair reach PeerMetrics in
+// batches (AddSendPacketsDownstreamAt, a sum and a count), held per
+// rolling window and handed over when the window changes or a report is
+// due, so a tick must divide the rolling windows; a heartbeat in a tick
 // sees the packets of the ticks before it. Heartbeats are never lost.
+//
+// The services are read once a minute (Config.ReadInterval) from half an
+// hour before the fault on; the fault starts after Config.Warmup.
 //
 // # Determinism
 //
