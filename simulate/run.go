@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -44,8 +45,9 @@ type sim struct {
 }
 
 // Run simulates cfg and returns its figures. progress, when not nil, is
-// called after every tick with the ticks done and the ticks in all.
-func Run(cfg Config, progress func(done, total int)) (Result, error) {
+// called after every tick with the ticks done and the ticks in all. Run
+// stops with ctx's error, between two ticks, once ctx is done.
+func Run(ctx context.Context, cfg Config, progress func(done, total int)) (Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return Result{}, fmt.Errorf("simulate: %w", err)
 	}
@@ -56,6 +58,9 @@ func Run(cfg Config, progress func(done, total int)) (Result, error) {
 	measured := time.Duration(cfg.Hours * float64(time.Hour))
 	ticks := int((cfg.Warmup + measured + cfg.ReadInterval - 1) / cfg.ReadInterval * (cfg.ReadInterval / cfg.Tick))
 	for k := range ticks {
+		if err := ctx.Err(); err != nil {
+			return Result{}, fmt.Errorf("simulate: %w", err)
+		}
 		if err := s.tick(k); err != nil {
 			return Result{}, err
 		}

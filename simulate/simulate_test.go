@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"context"
 	"reflect"
 	"testing"
 	"time"
@@ -21,7 +22,7 @@ func small(sc Scenario, seed uint64) Config {
 func TestSimulateDeterministic(t *testing.T) {
 	run := func(cfg Config) Result {
 		t.Helper()
-		r, err := Run(cfg, nil)
+		r, err := Run(context.Background(), cfg, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,7 +49,7 @@ func TestSimulateScenarios(t *testing.T) {
 	for _, sc := range Scenarios() {
 		t.Run(string(sc), func(t *testing.T) {
 			t.Parallel()
-			r, err := Run(small(sc, 1), nil)
+			r, err := Run(context.Background(), small(sc, 1), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -79,7 +80,7 @@ func TestSimulateHadoopBaseline(t *testing.T) {
 	cfg := small(SlowLink, 1)
 	// A short run: reports often enough to come after the fault.
 	cfg.Hadoop.Agent.ReportInterval, cfg.Hadoop.ReportValidity = 5*time.Minute, 15*time.Minute
-	r, err := Run(cfg, nil)
+	r, err := Run(context.Background(), cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,4 +115,13 @@ func ptr(p *float64) any {
 		return nil
 	}
 	return *p
+}
+
+// TestRunCancelled checks that Run stops once its context is done.
+func TestRunCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Run(ctx, small(Healthy, 1), nil); err == nil {
+		t.Fatal("Run with a cancelled context returned no error")
+	}
 }

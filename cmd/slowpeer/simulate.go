@@ -62,32 +62,17 @@ func runSimulate(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if isTerminal(stderr) {
 		progress = func(done, total int) { drawProgress(stderr, done, total) }
 	}
-	type outcome struct {
-		r   simulate.Result
-		err error
-	}
-	ch := make(chan outcome, 1)
-	go func() {
-		r, err := simulate.Run(cfg, progress)
-		ch <- outcome{r, err}
-	}()
-	var o outcome
-	select {
-	case o = <-ch:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	r, err := simulate.Run(ctx, cfg, progress)
 	if progress != nil {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
-	if o.err != nil {
-		return o.err
+	if err != nil {
+		return err
 	}
 	if f.json {
-		enc := json.NewEncoder(stdout)
-		return enc.Encode(o.r)
+		return json.NewEncoder(stdout).Encode(r)
 	}
-	return writeSimulateTable(stdout, cfg, o.r)
+	return writeSimulateTable(stdout, cfg, r)
 }
 
 // simulateConf reads the agent's keys and the slow set's into slowpeer's
