@@ -83,6 +83,18 @@ func (m *PeerMetrics) AddSendPacketDownstreamAt(now time.Time, peer string, elap
 	m.averages.AddAt(now, peer, float64(elapsed)/float64(time.Millisecond))
 }
 
+// AddSendPacketsDownstreamAt records that packets packets were mirrored to
+// peer around now and took total between them, as packets calls of
+// AddSendPacketDownstreamAt would: the rolling windows keep only sums and
+// counts. It is for callers that batch their timings, such as the cluster
+// simulator. A negative total or fewer than one packet records nothing.
+func (m *PeerMetrics) AddSendPacketsDownstreamAt(now time.Time, peer string, total time.Duration, packets int64) {
+	if total < 0 || packets < 1 {
+		return
+	}
+	m.averages.AddBatchAt(now, peer, float64(total)/float64(time.Millisecond), packets)
+}
+
 // Latencies returns, sorted by peer, the average latency in milliseconds
 // of every peer with more than MinOutlierDetectionSamples samples in the
 // rolling windows valid at now: the input of the outlier test, what Hadoop

@@ -261,3 +261,22 @@ func TestPeerMetricsConcurrent(t *testing.T) {
 		t.Fatalf("recorded %d samples, want %d", n, 4*2000)
 	}
 }
+
+// TestAddSendPacketsDownstreamAt checks that a batch of packets counts as
+// the packets one by one.
+func TestAddSendPacketsDownstreamAt(t *testing.T) {
+	at := time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)
+	cfg := DefaultConfig()
+	cfg.MinOutlierDetectionSamples = 0
+	one, batch := NewPeerMetrics(cfg), NewPeerMetrics(cfg)
+	for _, d := range []time.Duration{time.Millisecond, 3 * time.Millisecond, 2 * time.Millisecond} {
+		one.AddSendPacketDownstreamAt(at, "10.0.0.1:9866", d)
+	}
+	batch.AddSendPacketsDownstreamAt(at, "10.0.0.1:9866", 6*time.Millisecond, 3)
+	batch.AddSendPacketsDownstreamAt(at, "10.0.0.1:9866", -time.Millisecond, 3)
+	batch.AddSendPacketsDownstreamAt(at, "10.0.0.1:9866", time.Millisecond, 0)
+	got, want := batch.Latencies(at), one.Latencies(at)
+	if len(got) != 1 || len(want) != 1 || got[0] != want[0] {
+		t.Fatalf("batched %+v, one by one %+v", got, want)
+	}
+}

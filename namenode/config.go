@@ -10,6 +10,7 @@ import (
 
 	"github.com/slowpeer/slowpeer/diagnosis"
 	"github.com/slowpeer/slowpeer/reports"
+	"github.com/slowpeer/slowpeer/tracker"
 )
 
 // The Hadoop keys the service reads, with their defaults. The command line
@@ -56,6 +57,13 @@ const (
 	// DefaultMaxSlowPeerCollectNodes is Hadoop's
 	// DFS_NAMENODE_MAX_SLOWPEER_COLLECT_NODES_DEFAULT.
 	DefaultMaxSlowPeerCollectNodes = 5
+
+	// SlowEnterAfterKey, SlowEnterReportersKey and SlowLeaveAfterKey are
+	// the hysteresis of the slow set (tracker.SlowSetConfig); bare
+	// durations are milliseconds.
+	SlowEnterAfterKey     = "slowpeer.slow.enter.after"
+	SlowEnterReportersKey = "slowpeer.slow.enter.reporters"
+	SlowLeaveAfterKey     = "slowpeer.slow.leave.after"
 )
 
 // Service defaults that have no Hadoop key.
@@ -104,6 +112,11 @@ type Config struct {
 	// HiveServer picker) keep new work away from, as Hadoop's block
 	// placement does with DatanodeManager.getSlowPeersUuidSet.
 	MaxSlowPeerCollectNodes int
+	// SlowSet is the hysteresis of the slow set that SlowNodes, SlowHosts
+	// and the heartbeat's answer use (slowpeer.slow.enter.after,
+	// slowpeer.slow.enter.reporters, slowpeer.slow.leave.after; default
+	// tracker.DefaultSlowSetConfig). /slowpeers keeps Hadoop's raw meaning.
+	SlowSet tracker.SlowSetConfig
 
 	// SlowNodesFloor is slowpeer.slownodes.floor.ms (default 0.25 ms): the
 	// latency a slow node or link of GET /v1/slownodes must exceed.
@@ -187,6 +200,7 @@ func DefaultConfig() Config {
 		StaleInterval:            DefaultStaleInterval,
 		MaxNodesToReport:         DefaultMaxNodesToReport,
 		MaxSlowPeerCollectNodes:  DefaultMaxSlowPeerCollectNodes,
+		SlowSet:                  tracker.DefaultSlowSetConfig(),
 		ShutdownTimeout:          DefaultShutdownTimeout,
 		MaxDataNodes:             DefaultMaxDataNodes,
 		MaxTrackerEntries:        DefaultMaxTrackerEntries,
@@ -208,6 +222,8 @@ func DefaultConfig() Config {
 //     agents' faster heartbeats.
 //   - OutliersReportInterval 5s (not 30m): a report stays valid for 15s, so
 //     a node that stops being reported slow leaves /slowpeers quickly.
+//   - SlowSet without hysteresis (tracker.RawSlowSetConfig): a local
+//     cluster's slow node must be avoided within seconds.
 //
 // HeartbeatRecheckInterval keeps its 5m: on loopback no DataNode dies
 // unless asked to.
@@ -215,6 +231,7 @@ func DefaultLocalConfig() Config {
 	c := DefaultConfig()
 	c.HeartbeatInterval = time.Second
 	c.OutliersReportInterval = 5 * time.Second
+	c.SlowSet = tracker.RawSlowSetConfig()
 	return c
 }
 
@@ -284,6 +301,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("shutdown timeout must be more than zero, got %v", c.ShutdownTimeout)
 	}
 	if err := c.validateAuth(); err != nil {
+		return err
+	}
+	if err := c.SlowSet.Validate(); err != nil {
 		return err
 	}
 	return c.validateLimits()

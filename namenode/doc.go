@@ -92,9 +92,12 @@
 // routes get the same access log, recovery, token check and duration
 // histogram. [Server.SlowNodes] and
 // [Server.IsSlowHost] give them the slow set: the top
-// dfs.namenode.max.slowpeer.collect.nodes slow nodes, as Hadoop's
-// DatanodeManager.getSlowPeersUuidSet collects them for block placement,
-// without the DataNodes that are dead.
+// dfs.namenode.max.slowpeer.collect.nodes nodes of a tracker.SlowSet, as
+// Hadoop's DatanodeManager.getSlowPeersUuidSet collects slow nodes for
+// block placement, but with hysteresis (slowpeer.slow.enter.after,
+// slowpeer.slow.enter.reporters, slowpeer.slow.leave.after) and without
+// the DataNodes that are dead; the heartbeat's {"slow": true} uses the
+// same set, /slowpeers the raw reports.
 //
 // # Time and goroutines
 //

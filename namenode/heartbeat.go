@@ -107,7 +107,8 @@ func (s *Server) heartbeat(c *gin.Context) {
 	}
 	s.metrics.heartbeats.Inc()
 	reply := replyNotSlow
-	if s.tracker.IsSlow(now, hb.Node) {
+	s.updateSlowSet(now)
+	if s.slowSet.Contains(hb.Node) {
 		reply = replySlow
 	}
 	c.Data(http.StatusOK, "application/json", reply)

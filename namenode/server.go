@@ -37,6 +37,7 @@ type Server struct {
 	log     *slog.Logger
 	now     func() time.Time
 	tracker *tracker.Tracker
+	slowSet *tracker.SlowSet
 	nodes   *DataNodes
 	metrics *serverMetrics
 	diag    *diagnoser // the diagnosis of the agents' peerLatencies
@@ -79,8 +80,9 @@ func New(cfg Config) (*Server, error) {
 			MaxEntries:   cfg.MaxTrackerEntries,
 			MaxSlowNodes: cfg.MaxSlowNodes,
 		}),
-		nodes: NewDataNodes(cfg.DeadAfter(), cfg.MaxDataNodes),
-		heads: make(map[string]bool),
+		slowSet: tracker.NewSlowSet(cfg.SlowSet),
+		nodes:   NewDataNodes(cfg.DeadAfter(), cfg.MaxDataNodes),
+		heads:   make(map[string]bool),
 	}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -177,21 +179,42 @@ func (s *Server) DataNodes() *DataNodes { return s.nodes }
 // Config returns the Server's configuration.
 func (s *Server) Config() Config { return s.cfg }
 
-// SlowNodes returns the ids of the top MaxSlowPeerCollectNodes slow nodes
-// at now that are not dead: the set to keep new work away from, as
-// Hadoop's DatanodeManager.getSlowPeersUuidSet collects it for block
-// placement. A dead DataNode gets no work anyway; leaving it out keeps its
-// place for a live slow node while its peers' reports of it expire.
+// SlowNodes returns the ids of the top MaxSlowPeerCollectNodes nodes of
+// the slow set at now that are not dead (most reporters first, then by
+// name): the set to keep new work away from, as Hadoop's
+// DatanodeManager.getSlowPeersUuidSet collects it for block placement,
+// but with the hysteresis of Config.SlowSet. A dead DataNode gets no work
+// anyway; leaving it out keeps its place for a live slow node while its
+// peers' reports of it expire.
 func (s *Server) SlowNodes(now time.Time) []string {
-	n := s.cfg.MaxSlowPeerCollectNodes
-	_, dead := s.nodes.Counts(now)
-	ids := make([]string, 0, n)
-	for _, sn := range s.tracker.Top(now, n+dead) {
-		if st, _ := s.nodes.State(now, sn.Node); st != Dead && len(ids) < n {
-			ids = append(ids, sn.Node)
+	counts := s.updateSlowSet(now)
+	slices.SortStableFunc(counts, func(a, b tracker.NodeCount) int { return b.Reporters - a.Reporters })
+	var ids []string
+	add := func(node string) {
+		if len(ids) == s.cfg.MaxSlowPeerCollectNodes || slices.Contains(ids, node) {
+			return
+		}
+		if st, _ := s.nodes.State(now, node); st != Dead {
+			ids = append(ids, node)
 		}
 	}
+	for _, c := range counts {
+		if s.slowSet.Contains(c.Node) {
+			add(c.Node)
+		}
+	}
+	for _, n := range s.slowSet.Nodes() { // members in their quiet period
+		add(n)
+	}
 	return ids
+}
+
+// updateSlowSet feeds the tracker's counts at now to the slow set and
+// returns them.
+func (s *Server) updateSlowSet(now time.Time) []tracker.NodeCount {
+	counts := s.tracker.Counts(now)
+	s.slowSet.Update(now, counts)
+	return counts
 }
 
 // SlowHosts returns the distinct hosts (the node ids without port) of

@@ -14,6 +14,7 @@ import (
 
 	"github.com/slowpeer/slowpeer/internal/testenv"
 	"github.com/slowpeer/slowpeer/reports"
+	"github.com/slowpeer/slowpeer/tracker"
 )
 
 // fakeClock is the clock the namenode tests move by hand.
@@ -46,6 +47,7 @@ func newTestServer(t testing.TB, edit func(*Config)) (*Server, *fakeClock, *logB
 	cfg := DefaultConfig()
 	cfg.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	cfg.Now = clock.Now
+	cfg.SlowSet = tracker.RawSlowSetConfig() // tests of the raw meaning; slowset_test.go has the hysteresis
 	if edit != nil {
 		edit(&cfg)
 	}

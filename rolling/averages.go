@@ -78,21 +78,43 @@ func (a *Averages) AddAt(now time.Time, key string, v float64) {
 	a.addNew(w, key, v)
 }
 
+// AddBatchAt records count samples for key at time now whose values add up
+// to sum, as count calls of AddAt would (up to the rounding of the sum): the
+// windows keep only sums and counts. It is for callers that batch samples,
+// such as the cluster simulator. A count below one, or a sum that is NaN or
+// infinite, records nothing.
+func (a *Averages) AddBatchAt(now time.Time, key string, sum float64, count int64) {
+	if count < 1 || math.IsNaN(sum) || math.IsInf(sum, 0) {
+		return
+	}
+	w := a.windowOf(now)
+	if s, ok := a.keys.Load(key); ok && s.(*series).addBatch(w, a.windows, sum, count) {
+		return
+	}
+	a.addNewBatch(w, key, sum, count)
+}
+
 // addNew records v in window w for a key that is not held, or whose series
 // Snapshot has just marked dead.
 func (a *Averages) addNew(w int64, key string, v float64) {
+	a.addNewBatch(w, key, v, 1)
+}
+
+// addNewBatch records count samples summing to sum in window w for a key
+// that is not held, or whose series Snapshot has just marked dead.
+func (a *Averages) addNewBatch(w int64, key string, sum float64, count int64) {
 	// Clone: the map must not keep alive a larger buffer that the caller's
 	// key may point into.
 	key = strings.Clone(key)
 	for {
 		// The new series holds v before it is shared, so that a concurrent
 		// Snapshot never finds it empty.
-		got, loaded := a.keys.LoadOrStore(key, newSeries(w, a.windows, v))
+		got, loaded := a.keys.LoadOrStore(key, newSeries(w, a.windows, sum, count))
 		if !loaded {
 			a.n.Add(1)
 			return
 		}
-		if got.(*series).add(w, a.windows, v) {
+		if got.(*series).addBatch(w, a.windows, sum, count) {
 			return
 		}
 		// A dead series that Snapshot has not deleted yet: delete it here.

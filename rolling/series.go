@@ -30,16 +30,22 @@ type series struct {
 	_ [128 - 48]byte
 }
 
-// newSeries returns a series of windows slots holding the value v in window w.
-func newSeries(w, windows int64, v float64) *series {
+// newSeries returns a series of windows slots holding count samples of sum
+// sum in window w.
+func newSeries(w, windows int64, sum float64, count int64) *series {
 	s := &series{newest: w, slots: make([]slot, windows)}
-	s.slots[ringIndex(w, windows)] = slot{window: w, count: 1, sum: v}
+	s.slots[ringIndex(w, windows)] = slot{window: w, count: count, sum: sum}
 	return s
 }
 
 // add records the value v in window w. It reports false, and records
 // nothing, when the series is dead.
 func (s *series) add(w, windows int64, v float64) bool {
+	return s.addBatch(w, windows, v, 1)
+}
+
+// addBatch records count (≥ 1) samples adding up to sum in window w; see add.
+func (s *series) addBatch(w, windows int64, sum float64, count int64) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.dead {
@@ -57,8 +63,8 @@ func (s *series) add(w, windows int64, v float64) bool {
 		// stale now that w is recorded.
 		*sl = slot{window: w}
 	}
-	sl.count++
-	sl.sum += v
+	sl.count += count
+	sl.sum += sum
 	return true
 }
 

@@ -46,10 +46,12 @@ type key[C any] struct {
 	name string
 	unit unit
 	// min and max bound a count or a byte size, and a decimalMillis
-	// duration (in nanoseconds). A seconds or millis duration is always
-	// more than zero, and at most max when max is set; the daemon's
-	// Validate checks the rest.
+	// duration (in nanoseconds). A seconds or millis duration is more than
+	// zero (or zero, with zero set), and at most max when max is set; the
+	// daemon's Validate checks the rest.
 	min, max int64
+	// zero lets a seconds or millis duration be 0 (no wait at all).
+	zero bool
 	// field returns the Config field the key sets: a *time.Duration for
 	// the duration units, an *int or *int64 for count and byteSize, a
 	// *bool for boolean, a *string for text.
@@ -128,7 +130,7 @@ func (k key[C]) parseDuration(v string) (int64, error) {
 	switch {
 	case err != nil:
 		return 0, err
-	case d <= 0:
+	case d < 0 || d == 0 && !k.zero:
 		return 0, fmt.Errorf("%q must be more than zero", v)
 	case k.max > 0 && int64(d) > k.max:
 		return 0, fmt.Errorf("%q is more than %v", v, time.Duration(k.max))

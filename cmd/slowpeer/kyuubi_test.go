@@ -56,7 +56,9 @@ func TestNamenodeKyuubiEtcd(t *testing.T) {
 	second := register("127.0.0.2:10009")
 
 	pub := ns + "-best"
-	addr, _ := startNamenode(t, "-kyuubi-etcd", "etcd://"+strings.Join(endpoints, ",")+"/"+ns,
+	// Without the slow set's hysteresis: one report makes a host slow.
+	addr, _ := startNamenode(t, "-D", "slowpeer.slow.enter.after=0", "-D", "slowpeer.slow.enter.reporters=1",
+		"-kyuubi-etcd", "etcd://"+strings.Join(endpoints, ",")+"/"+ns,
 		"-hs2-zookeeper", zkAddr, "-hs2-namespace", ns+"-hs2", "-hs2-publish-namespace", pub)
 	servers := func() string {
 		var list []struct{ Server string }

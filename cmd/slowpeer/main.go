@@ -28,6 +28,7 @@ var commands = []command{
 	{"report", "print the slow-node report of a NameNode-side service", runReport},
 	{"hiveserver", "ask a NameNode-side service which HiveServer to use", runHiveserver},
 	{"demo", "run a service and a dozen agents on loopback, one of them slow", runDemo},
+	{"simulate", "run a simulated cluster through a fault: slowpeer's detection beside Hadoop's", runSimulate},
 	{"version", "print slowpeer's version and VCS revision (also -version)", runVersion},
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/slowpeer/slowpeer/internal/testenv"
 	"github.com/slowpeer/slowpeer/namenode"
 	"github.com/slowpeer/slowpeer/reports"
+	"github.com/slowpeer/slowpeer/tracker"
 )
 
 // newPickerServer is a Server with a running HiveServer picker on a
@@ -33,6 +34,7 @@ func newPicker(t *testing.T, servers ...string) (*namenode.Server, *hiveserver.P
 	t.Helper()
 	clock := testenv.NewClock(time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC))
 	ncfg := namenode.DefaultConfig()
+	ncfg.SlowSet = tracker.RawSlowSetConfig()
 	ncfg.Now = clock.Now
 	ncfg.Logger = slog.New(slog.DiscardHandler)
 	s, err := namenode.New(ncfg)

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/slowpeer/slowpeer/namenode"
+	"github.com/slowpeer/slowpeer/simulate"
+)
+
+const simulateSynopsis = "-nodes N -scenario NAME [-seed S] [-hours H] [-json] [-conf DIR] [-D key=value]..."
+
+// simulateFlags are the flags of "slowpeer simulate".
+type simulateFlags struct {
+	nodes    int
+	scenario string
+	seed     uint64
+	hours    float64
+	json     bool
+	conf     confFlags
+}
+
+// runSimulate runs "slowpeer simulate": a cluster of -nodes DataNodes in
+// synthetic time through one scenario, slowpeer's real detection and
+// Hadoop's algorithm on the same simulated packets, and prints their
+// figures. The agent's and the service's keys (-conf, -D) set slowpeer's
+// side; Hadoop's side keeps Hadoop's defaults.
+func runSimulate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("simulate", simulateSynopsis, stderr)
+	var f simulateFlags
+	fs.IntVar(&f.nodes, "nodes", 0, "number of `N` DataNodes (at least two racks of 40)")
+	fs.StringVar(&f.scenario, "scenario", "", "the `NAME` of the fault: "+scenarioNames())
+	fs.Uint64Var(&f.seed, "seed", 1, "the random `S`eed; the same seed gives the same figures")
+	fs.Float64Var(&f.hours, "hours", simulate.DefaultHours, "`H` hours of the measured run, after an hour of warmup")
+	fs.BoolVar(&f.json, "json", false, "print one JSON object")
+	f.conf.register(fs)
+	if err := parseFlagsOnly(fs, args); err != nil {
+		return err
+	}
+	if f.nodes == 0 || f.scenario == "" {
+		return usageError{errors.New("-nodes N and -scenario NAME are required")}
+	}
+	cfg := simulate.DefaultConfig(f.nodes, simulate.Scenario(f.scenario))
+	cfg.Seed, cfg.Hours = f.seed, f.hours
+	conf, err := f.conf.load()
+	if err != nil {
+		return err
+	}
+	if err := simulateConf(conf, &cfg.Slowpeer); err != nil {
+		return usageError{err}
+	}
+	if err := cfg.Validate(); err != nil {
+		return usageError{err}
+	}
+	var progress func(done, total int)
+	if isTerminal(stderr) {
+		progress = func(done, total int) { drawProgress(stderr, done, total) }
+	}
+	r, err := simulate.Run(ctx, cfg, progress)
+	if progress != nil {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	if err != nil {
+		return err
+	}
+	if f.json {
+		return json.NewEncoder(stdout).Encode(r)
+	}
+	return writeSimulateTable(stdout, cfg, r)
+}
+
+// simulateConf reads the agent's keys and the slow set's into slowpeer's
+// algorithm and derives what follows from them: the report validity, 3 ×
+// the interval.
+func simulateConf(conf hadoopConf, alg *simulate.Algorithm) error {
+	if err := datanodeConf(conf, &alg.Agent); err != nil {
+		return err
+	}
+	svc := namenode.DefaultConfig()
+	svc.SlowSet = alg.SlowSet
+	if err := namenodeConf(conf, &svc); err != nil {
+		return err
+	}
+	alg.SlowSet = svc.SlowSet
+	alg.ReportValidity = 3 * alg.Agent.ReportInterval
+	if alg.Diagnosis != nil {
+		d := *alg.Diagnosis
+		d.MaxAge = alg.ReportValidity
+		alg.Diagnosis = &d
+	}
+	return nil
+}
+
+func scenarioNames() string {
+	var names []string
+	for _, s := range simulate.Scenarios() {
+		names = append(names, string(s))
+	}
+	return strings.Join(names, ", ")
+}
+
+// writeSimulateTable prints r as a table, slowpeer beside Hadoop.
+func writeSimulateTable(w io.Writer, cfg simulate.Config, r simulate.Result) error {
+	fmt.Fprintf(w, "%d nodes, scenario %s, seed %d, %.4g h measured; at fault: %d\n\n",
+		r.Nodes, r.Scenario, r.Seed, cfg.Hours, len(r.Truth))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "\tslowpeer\thadoop")
+	row := func(name string, f func(simulate.Metrics) string) {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", name, f(r.Slowpeer), f(r.Hadoop))
+	}
+	row("precision", func(m simulate.Metrics) string { return ratio(m.Precision) })
+	row("recall", func(m simulate.Metrics) string { return ratio(m.Recall) })
+	row("false positives", func(m simulate.Metrics) string { return fmt.Sprint(m.FalsePositives) })
+	row("time to detect p50", func(m simulate.Metrics) string { return detectSeconds(m, false) })
+	row("time to detect p95", func(m simulate.Metrics) string { return detectSeconds(m, true) })
+	row("flaps per hour", func(m simulate.Metrics) string { return fmt.Sprintf("%.2f", m.FlapsPerHour) })
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, a := range []struct {
+		name string
+		m    simulate.Metrics
+	}{{"slowpeer", r.Slowpeer}, {"hadoop", r.Hadoop}} {
+		if fp := a.m.FalsePositiveEntities; len(fp) > 0 {
+			more := ""
+			if len(fp) > 8 {
+				fp, more = fp[:8], fmt.Sprintf(" and %d more", len(a.m.FalsePositiveEntities)-8)
+			}
+			fmt.Fprintf(w, "\n%s false positives: %s%s", a.name, strings.Join(fp, ", "), more)
+		}
+	}
+	_, err := fmt.Fprintln(w)
+	return err
+}
+
+func ratio(p *float64) string {
+	if p == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f", *p)
+}
+
+func detectSeconds(m simulate.Metrics, p95 bool) string {
+	if m.TimeToDetectSeconds == nil {
+		return "-"
+	}
+	s := m.TimeToDetectSeconds.P50
+	if p95 {
+		s = m.TimeToDetectSeconds.P95
+	}
+	return fmt.Sprintf("%.0f s", s)
+}
+
+// isTerminal reports whether w is a terminal (a character device).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// drawProgress redraws a one-line progress bar.
+func drawProgress(w io.Writer, done, total int) {
+	const width = 40
+	n := done * width / max(total, 1)
+	fmt.Fprintf(w, "\r[%s%s] %d/%d ticks", strings.Repeat("#", n), strings.Repeat(".", width-n), done, total)
+}

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// proposedDefines are the -D options of DETECTION.md's proposed defaults.
+var proposedDefines = []string{
+	"-D", "dfs.datanode.outliers.report.interval=5m", "-D", "slowpeer.rolling.window=1m",
+	"-D", "slowpeer.rolling.windows=3", "-D", "dfs.datanode.peer.metrics.min.outlier.detection.samples=20",
+	"-D", "slowpeer.slow.enter.after=3m", "-D", "slowpeer.slow.leave.after=1h",
+}
+
+// TestSimulateJSON checks the -json contract of DESIGN.md: exactly the
+// documented fields, and the slow host found.
+func TestSimulateJSON(t *testing.T) {
+	args := append([]string{"simulate", "-nodes", "80", "-scenario", "slow-host", "-seed", "3", "-hours", "0.25", "-json"}, proposedDefines...)
+	code, out, errOut := runCmd(t, "", args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	type quantiles struct {
+		P50 float64 `json:"p50"`
+		P95 float64 `json:"p95"`
+	}
+	type metrics struct {
+		Precision           *float64   `json:"precision"`
+		Recall              *float64   `json:"recall"`
+		FalsePositives      *int       `json:"falsePositives"`
+		TimeToDetectSeconds *quantiles `json:"timeToDetectSeconds"`
+		FlapsPerHour        *float64   `json:"flapsPerHour"`
+	}
+	var got struct {
+		Nodes    int      `json:"nodes"`
+		Scenario string   `json:"scenario"`
+		Seed     uint64   `json:"seed"`
+		Slowpeer *metrics `json:"slowpeer"`
+		Hadoop   *metrics `json:"hadoop"`
+	}
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&got); err != nil {
+		t.Fatalf("%s: %v", out, err)
+	}
+	if got.Nodes != 80 || got.Scenario != "slow-host" || got.Seed != 3 || got.Slowpeer == nil || got.Hadoop == nil {
+		t.Fatalf("got %s", out)
+	}
+	s := got.Slowpeer
+	if s.Recall == nil || *s.Recall != 1 || s.FalsePositives == nil || *s.FalsePositives != 0 || s.TimeToDetectSeconds == nil || s.FlapsPerHour == nil {
+		t.Fatalf("slowpeer did not find the slow host: %s", out)
+	}
+	if bytes.Contains([]byte(out), []byte("FalsePositiveEntities")) {
+		t.Fatalf("extra field in %s", out)
+	}
+}
+
+// TestSimulateTableAndErrors checks the readable table and the usage
+// errors.
+func TestSimulateTableAndErrors(t *testing.T) {
+	code, out, errOut := runCmd(t, "", append([]string{"simulate", "-nodes", "80", "-scenario", "healthy", "-hours", "0.1"}, proposedDefines...)...)
+	if code != 0 || !strings.Contains(out, "precision") || !strings.Contains(out, "hadoop") {
+		t.Fatalf("exit %d, stdout %s, stderr %s", code, out, errOut)
+	}
+	for _, args := range [][]string{
+		{"simulate", "-scenario", "healthy"},
+		{"simulate", "-nodes", "80", "-scenario", "nope"},
+		{"simulate", "-nodes", "10", "-scenario", "healthy"},
+		{"simulate", "-nodes", "80", "-scenario", "healthy", "-D", "slowpeer.slow.enter.reporters=0"},
+	} {
+		if code, _, errOut := runCmd(t, "", args...); code != 2 || errOut == "" {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errOut)
+		}
+	}
+}

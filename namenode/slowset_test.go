@@ -1,0 +1,62 @@
+package namenode
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/slowpeer/slowpeer/tracker"
+)
+
+// TestSlowSetHysteresis checks that SlowNodes, the heartbeat's answer and
+// the slowpeer_slow_set_nodes gauge follow the slow set, while /slowpeers
+// keeps Hadoop's raw meaning.
+func TestSlowSetHysteresis(t *testing.T) {
+	s, clock, _ := newTestServer(t, func(c *Config) {
+		c.SlowSet = tracker.SlowSetConfig{EnterAfter: 2 * time.Minute, EnterReporters: 2, LeaveAfter: 5 * time.Minute}
+	})
+	reportBoth := func() {
+		mustHeartbeat(t, s, report("10.0.0.2:9866", "10.0.0.5:9866"))
+		mustHeartbeat(t, s, report("10.0.0.3:9866", "10.0.0.5:9866"))
+	}
+	gauge := func() string {
+		w := do(t, s, "GET", MetricsPath, "")
+		for _, line := range strings.Split(w.Body.String(), "\n") {
+			if strings.HasPrefix(line, "slowpeer_slow_set_nodes ") {
+				return strings.TrimPrefix(line, "slowpeer_slow_set_nodes ")
+			}
+		}
+		t.Fatalf("no slowpeer_slow_set_nodes in\n%s", w.Body)
+		return ""
+	}
+	reportBoth()
+	if got := s.SlowNodes(clock.Now()); len(got) != 0 {
+		t.Fatalf("SlowNodes at once = %v, want none before enter-after", got)
+	}
+	if w := do(t, s, "GET", SlowPeersPath, ""); !strings.Contains(w.Body.String(), "10.0.0.5:9866") {
+		t.Fatalf("/slowpeers lost the raw report: %s", w.Body)
+	}
+	if mustHeartbeat(t, s, report("10.0.0.5:9866")) {
+		t.Fatal("heartbeat answered slow before enter-after")
+	}
+	clock.Advance(2 * time.Minute)
+	reportBoth()
+	if got := strings.Join(s.SlowNodes(clock.Now()), " "); got != "10.0.0.5:9866" {
+		t.Fatalf("SlowNodes after enter-after = %q", got)
+	}
+	if !mustHeartbeat(t, s, report("10.0.0.5:9866")) || gauge() != "1" {
+		t.Fatal("heartbeat or gauge does not show the slow set")
+	}
+	// The reporters stop naming it: it stays for leave-after, then goes.
+	mustHeartbeat(t, s, report("10.0.0.2:9866"))
+	mustHeartbeat(t, s, report("10.0.0.3:9866"))
+	clock.Advance(4 * time.Minute)
+	if got := s.SlowNodes(clock.Now()); len(got) != 1 {
+		t.Fatalf("SlowNodes in the quiet period = %v", got)
+	}
+	clock.Advance(time.Minute)
+	s.Step(clock.Now())
+	if got := s.SlowNodes(clock.Now()); len(got) != 0 || gauge() != "0" {
+		t.Fatalf("SlowNodes after leave-after = %v", got)
+	}
+}

@@ -1,0 +1,219 @@
+package simulate
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/slowpeer/slowpeer/datanode"
+	"github.com/slowpeer/slowpeer/diagnosis"
+	"github.com/slowpeer/slowpeer/tracker"
+)
+
+// Defaults of Config: the simulated cluster. DefaultConfig assembles them.
+const (
+	// DefaultHours is how long the measured part of a run lasts.
+	DefaultHours = 1.0
+	// DefaultWarmup is how long the cluster runs healthy before the
+	// measured part, so that the rolling averages hold an hour of history
+	// when the fault begins, as on a cluster that has been up for a while.
+	DefaultWarmup = time.Hour
+	// DefaultTick is the step of synthetic time: packets are batched per
+	// tick, and a heartbeat sees the packets of the ticks before its own.
+	DefaultTick = 30 * time.Second
+	// DefaultReadInterval is how often the services are read (their slow
+	// sets updated and scored): the resolution of the time to detect.
+	DefaultReadInterval = time.Minute
+	// DefaultRackSize is the number of nodes in one rack.
+	DefaultRackSize = 40
+	// DefaultRemotePeers is the number of nodes in other racks that each
+	// node writes to (its -peers list outside its rack); within its rack a
+	// node relays to all the others.
+	DefaultRemotePeers = 40
+	// DefaultSlowFactor is how many times slower a faulty node, link or
+	// rack is than it would be.
+	DefaultSlowFactor = 10.0
+	// DefaultBaseLatencyMs is the typical time to mirror one packet
+	// between two racks, before noise.
+	DefaultBaseLatencyMs = 1.0
+	// DefaultJitterSigma is σ of the log-normal noise of one packet.
+	DefaultJitterSigma = 0.5
+)
+
+// Config describes one simulated run. Start from DefaultConfig.
+type Config struct {
+	// Nodes is the number of DataNodes, at least 2 racks' worth.
+	Nodes int
+	// Scenario is the fault injected at the start of the measured part.
+	Scenario Scenario
+	// Seed makes the run: the same Config gives the same Result.
+	Seed uint64
+	// Hours is the length of the measured part, in hours.
+	Hours float64
+	// Warmup is how long the cluster runs, healthy, before that.
+	Warmup time.Duration
+	// Tick is the step of synthetic time; it must divide both
+	// algorithms' rolling windows.
+	Tick time.Duration
+	// ReadInterval is how often the services are read; a multiple of Tick.
+	ReadInterval time.Duration
+	// RackSize is the number of nodes per rack (the last may be short).
+	RackSize int
+	// RemotePeers is the number of other racks' nodes each node writes to.
+	RemotePeers int
+	// SlowFactor multiplies the latency of what is at fault.
+	SlowFactor float64
+	// BaseLatencyMs is the typical latency between racks, before noise;
+	// inside a rack it is 0.7 times that.
+	BaseLatencyMs float64
+	// JitterSigma is σ of the per-packet log-normal noise.
+	JitterSigma float64
+	// Workers is the number of goroutines that share the nodes; 0 means
+	// 2. The Result does not depend on it.
+	Workers int
+
+	// Slowpeer is slowpeer's detection, Hadoop Hadoop's, both fed the
+	// same packets.
+	Slowpeer, Hadoop Algorithm
+}
+
+// Algorithm is one detection pipeline: the agents' settings (peer
+// metrics, outlier test, report schedule, probe traffic), the service's
+// report validity, and what the service makes of the reports.
+type Algorithm struct {
+	// Agent holds the agent's settings: HeartbeatInterval, ReportInterval,
+	// RollingWindow, RollingWindows, MinOutlierDetectionSamples,
+	// MinOutlierDetectionNodes, LowThreshold, and, for Slowpeer only, the
+	// probe traffic (ProbeInterval, ProbePackets): every node starts one
+	// block of ProbePackets packets each ProbeInterval on average. The
+	// Hadoop algorithm sees the same packets.
+	Agent datanode.Config
+	// ReportValidity is how long the service counts a report:
+	// 3 × ReportInterval, as SlowPeerTracker.
+	ReportValidity time.Duration
+	// SlowSet is the hysteresis of the slow set; RawSlowSetConfig for
+	// Hadoop (a node is slow while one valid report names it).
+	SlowSet tracker.SlowSetConfig
+	// Diagnosis, when set, is the configuration of the reporter × peer
+	// fit that the service runs on the agents' peer latencies; its
+	// findings join the tracker's counts. Nil: the tracker alone.
+	Diagnosis *diagnosis.Config
+}
+
+// SlowpeerAlgorithm returns slowpeer at its defaults: the agent's
+// datanode.DefaultConfig, the service's report validity, the slow set's
+// hysteresis, and the diagnosis.
+func SlowpeerAlgorithm() Algorithm {
+	agent := datanode.DefaultConfig()
+	d := diagnosis.DefaultConfig()
+	d.MaxAge = 3 * agent.ReportInterval
+	return Algorithm{Agent: agent, ReportValidity: 3 * agent.ReportInterval,
+		SlowSet: tracker.DefaultSlowSetConfig(), Diagnosis: &d}
+}
+
+// ProposedAlgorithm returns slowpeer with the defaults that DETECTION.md
+// ("Simulated clusters") proposes from these runs, which the product has
+// not adopted yet: reports every 5 minutes (Hadoop: 30), rolling windows
+// of 3 × 1 minute (Hadoop: 36 × 5), more than 20 samples (Hadoop: 1 000),
+// and the slow set's hysteresis at 3 minutes in, 2 reporters, 1 hour out.
+// `slowpeer simulate -D` sets the same keys.
+func ProposedAlgorithm() Algorithm {
+	a := SlowpeerAlgorithm()
+	a.Agent.ReportInterval = 5 * time.Minute
+	a.Agent.RollingWindow, a.Agent.RollingWindows = time.Minute, 3
+	a.Agent.MinOutlierDetectionSamples = 20
+	a.ReportValidity = 3 * a.Agent.ReportInterval
+	d := *a.Diagnosis
+	d.MaxAge = a.ReportValidity
+	a.Diagnosis = &d
+	a.SlowSet = tracker.DefaultSlowSetConfig()
+	return a
+}
+
+// HadoopAlgorithm returns Hadoop's algorithm at Hadoop's defaults:
+// 30-minute reports valid 90 minutes, 36 windows of 5 minutes, more than
+// 1 000 samples, 10 peers, a 5 ms floor, no hysteresis, no diagnosis.
+func HadoopAlgorithm() Algorithm {
+	agent := datanode.DefaultConfig()
+	agent.HeartbeatInterval = 3 * time.Second
+	agent.ReportInterval = 30 * time.Minute
+	agent.RollingWindow, agent.RollingWindows = 5*time.Minute, 36
+	agent.MinOutlierDetectionSamples = 1000
+	agent.MinOutlierDetectionNodes = 10
+	agent.LowThreshold = 5 * time.Millisecond
+	return Algorithm{Agent: agent, ReportValidity: 90 * time.Minute, SlowSet: tracker.RawSlowSetConfig()}
+}
+
+// DefaultConfig returns a Config of nodes nodes in scenario sc, seed 1,
+// with every default.
+func DefaultConfig(nodes int, sc Scenario) Config {
+	return Config{
+		Nodes: nodes, Scenario: sc, Seed: 1, Hours: DefaultHours, Warmup: DefaultWarmup, Tick: DefaultTick,
+		ReadInterval: DefaultReadInterval,
+		RackSize:     DefaultRackSize, RemotePeers: DefaultRemotePeers, SlowFactor: DefaultSlowFactor,
+		BaseLatencyMs: DefaultBaseLatencyMs, JitterSigma: DefaultJitterSigma,
+		Slowpeer: SlowpeerAlgorithm(), Hadoop: HadoopAlgorithm(),
+	}
+}
+
+// Validate returns an error naming the first broken rule, or nil.
+func (c Config) Validate() error {
+	if _, ok := scenarios[c.Scenario]; !ok {
+		return fmt.Errorf("unknown scenario %q (known: %s)", c.Scenario, scenarioList())
+	}
+	switch {
+	case c.RackSize < 2:
+		return fmt.Errorf("rack size must be at least 2, got %d", c.RackSize)
+	case c.Nodes < 2*c.RackSize:
+		return fmt.Errorf("nodes must be at least two racks of %d, got %d", c.RackSize, c.Nodes)
+	case c.Nodes > 1<<20:
+		return fmt.Errorf("nodes must be at most %d, got %d", 1<<20, c.Nodes)
+	case !(c.Hours > 0 && c.Hours <= 24*30):
+		return fmt.Errorf("hours must be more than 0 and at most 720, got %v", c.Hours)
+	case c.Warmup < 0:
+		return fmt.Errorf("warmup must not be negative, got %v", c.Warmup)
+	case c.Tick <= 0:
+		return fmt.Errorf("tick must be more than zero, got %v", c.Tick)
+	case c.ReadInterval < c.Tick || c.ReadInterval%c.Tick != 0:
+		return fmt.Errorf("read interval %v must be a multiple of the tick %v", c.ReadInterval, c.Tick)
+	case c.RemotePeers < 1 || c.RemotePeers > c.Nodes-c.RackSize:
+		return fmt.Errorf("remote peers must be between 1 and %d, got %d", c.Nodes-c.RackSize, c.RemotePeers)
+	case !(c.SlowFactor >= 1):
+		return fmt.Errorf("slow factor must be at least 1, got %v", c.SlowFactor)
+	case !(c.BaseLatencyMs > 0):
+		return fmt.Errorf("base latency must be more than 0 ms, got %v", c.BaseLatencyMs)
+	case !(c.JitterSigma >= 0 && c.JitterSigma < 3):
+		return fmt.Errorf("jitter sigma must be in [0, 3), got %v", c.JitterSigma)
+	case c.Workers < 0:
+		return fmt.Errorf("workers must not be negative, got %d", c.Workers)
+	}
+	for _, a := range []struct {
+		name string
+		alg  Algorithm
+	}{{"slowpeer", c.Slowpeer}, {"hadoop", c.Hadoop}} {
+		if err := a.alg.validate(c.Tick); err != nil {
+			return fmt.Errorf("%s: %w", a.name, err)
+		}
+	}
+	return nil
+}
+
+func (a Algorithm) validate(tick time.Duration) error {
+	ag := a.Agent
+	ag.ID, ag.NameNodes = "10.0.0.1:9866", []string{"http://127.0.0.1:1"}
+	if err := ag.Validate(); err != nil {
+		return err
+	}
+	switch {
+	case ag.RollingWindow%tick != 0:
+		return fmt.Errorf("rolling window %v is not a multiple of the tick %v", ag.RollingWindow, tick)
+	case a.ReportValidity <= 0:
+		return fmt.Errorf("report validity must be more than zero, got %v", a.ReportValidity)
+	}
+	if err := a.SlowSet.Validate(); err != nil {
+		return err
+	}
+	if a.Diagnosis != nil {
+		return a.Diagnosis.Validate()
+	}
+	return nil
+}

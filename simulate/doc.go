@@ -1,0 +1,49 @@
+// Package simulate runs a DataNode cluster in synthetic time whose
+// packets are simulated but whose detection is slowpeer's real code, and
+// beside it Hadoop's algorithm at Hadoop's defaults on the same packets,
+// so that its figures describe the product, not a model of it.
+//
+// # What is real
+//
+// Each node has, for each algorithm, a real datanode.PeerMetrics (the
+// rolling windows of package rolling and the median/MAD test of package
+// outlier) and a real datanode.Scheduler that says which heartbeat
+// carries the slow-peer report. The reports go, in the order they
+// arrive, to a real tracker.Tracker; slowpeer's also carry the peer
+// latencies (PeerMetrics.Latencies) to a real diagnosis.Matrix with the
+// rack topology. Once a tick each service is read: Hadoop's slow nodes
+// are the tracker's (any valid report: no hysteresis); slowpeer's go
+// through tracker.SlowSet, fed by the tracker joined with the diagnosis
+// (evidence.go).
+//
+// # What is simulated
+//
+// The packets. Every node starts, on average, one block of ProbePackets
+// packets every ProbeInterval as a writer, to one of its RemotePeers in
+// other racks (HDFS puts the second replica off the writer's rack), and
+// relays as many to a rack-mate (the third replica, in the second's
+// rack); each hop is timed by its sender, as Hadoop's BlockReceiver times
+// its mirror. The number of blocks per tick is Poisson; a block's time is
+// a random instant in the tick. A packet takes the link's base latency
+// (the cluster's, each end's own factor, log-normal σ 0.15, 0.7 inside a
+// rack, a per-link factor, log-normal σ 0.1), times a daily load swing of
+// ±25 %, times the fault's factor, times log-normal noise (σ
+// JitterSigma, mean 1); the sum of a block's packets is drawn as one
+// log-normal of the same mean and variance (Fenton–Wilkinson), not packet
+// by packet. Some hosts pause (Pareto durations, heavy-tailed): a block
+// that meets a pause on either end waits for it to end, every packet of
+// it. The blocks of one (sender, peer) pair reach PeerMetrics in
+// batches (AddSendPacketsDownstreamAt, a sum and a count), held per
+// rolling window and handed over when the window changes or a report is
+// due, so a tick must divide the rolling windows; a heartbeat in a tick
+// sees the packets of the ticks before it. Heartbeats are never lost.
+//
+// The services are read once a minute (Config.ReadInterval) from half an
+// hour before the fault on; the fault starts after Config.Warmup.
+//
+// # Determinism
+//
+// Each node draws from its own stream, seeded by the seed and its index;
+// the reports of a tick reach the services in (time, node) order. The
+// Result of a Config is the same whatever Workers is.
+package simulate

@@ -1,0 +1,183 @@
+package simulate
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/slowpeer/slowpeer/datanode"
+)
+
+// Result is the outcome of one run, in the JSON shape of
+// `slowpeer simulate -json`.
+type Result struct {
+	Nodes    int      `json:"nodes"`
+	Scenario Scenario `json:"scenario"`
+	Seed     uint64   `json:"seed"`
+	// Slowpeer are slowpeer's figures at its defaults, Hadoop those of
+	// Hadoop's algorithm at Hadoop's defaults, on the same packets.
+	Slowpeer Metrics `json:"slowpeer"`
+	Hadoop   Metrics `json:"hadoop"`
+
+	// Truth lists what was at fault (not in the JSON contract).
+	Truth []string `json:"-"`
+}
+
+// readBefore is how long before the fault the services begin to be read.
+const readBefore = 30 * time.Minute
+
+// epoch is where synthetic time begins: a Monday at midnight.
+var epoch = time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+
+// sim is one run in progress.
+type sim struct {
+	cfg      Config
+	cluster  *cluster
+	fault    fault
+	traffic  traffic
+	nodes    []*node
+	services [2]*service
+	workers  int
+	swing    float64 // phase of the daily load swing, in radians
+}
+
+// Run simulates cfg and returns its figures. progress, when not nil, is
+// called after every tick with the ticks done and the ticks in all. Run
+// stops with ctx's error, between two ticks, once ctx is done.
+func Run(ctx context.Context, cfg Config, progress func(done, total int)) (Result, error) {
+	if err := cfg.Validate(); err != nil {
+		return Result{}, fmt.Errorf("simulate: %w", err)
+	}
+	s, err := newSim(cfg)
+	if err != nil {
+		return Result{}, err
+	}
+	measured := time.Duration(cfg.Hours * float64(time.Hour))
+	ticks := int((cfg.Warmup + measured + cfg.ReadInterval - 1) / cfg.ReadInterval * (cfg.ReadInterval / cfg.Tick))
+	for k := range ticks {
+		if err := ctx.Err(); err != nil {
+			return Result{}, fmt.Errorf("simulate: %w", err)
+		}
+		if err := s.tick(k); err != nil {
+			return Result{}, err
+		}
+		if progress != nil {
+			progress(k+1, ticks)
+		}
+	}
+	hours := float64(time.Duration(ticks)*cfg.Tick-cfg.Warmup) / float64(time.Hour)
+	return Result{Nodes: cfg.Nodes, Scenario: cfg.Scenario, Seed: cfg.Seed, Truth: s.fault.truth,
+		Slowpeer: s.services[0].score.metrics(hours), Hadoop: s.services[1].score.metrics(hours)}, nil
+}
+
+func newSim(cfg Config) (*sim, error) {
+	rng := rand.New(rand.NewPCG(cfg.Seed, 0x51a7))
+	c, err := newCluster(cfg, rng)
+	if err != nil {
+		return nil, err
+	}
+	s := &sim{cfg: cfg, cluster: c, workers: cfg.Workers, swing: 2 * math.Pi * rng.Float64()}
+	if s.workers == 0 {
+		s.workers = 2
+	}
+	s.fault = newFault(cfg.Scenario, c, rng)
+	s.traffic = newTraffic(cfg, s.fault)
+	onset := epoch.Add(cfg.Warmup)
+	for a, alg := range []Algorithm{cfg.Slowpeer, cfg.Hadoop} {
+		if s.services[a], err = newService(alg, c, newScore(onset, s.fault.truth)); err != nil {
+			return nil, err
+		}
+	}
+	s.nodes = make([]*node, c.n)
+	for i := range c.n {
+		s.nodes[i] = s.newNode(i)
+	}
+	return s, nil
+}
+
+// newNode makes node i with its own random stream, so that a run does
+// not depend on which worker draws what.
+func (s *sim) newNode(i int) *node {
+	c, cfg := s.cluster, s.cfg
+	src := rand.NewPCG(cfg.Seed, uint64(i)+1)
+	nd := &node{id: i, src: src, rng: rand.New(src)}
+	for _, j := range c.remote[i] {
+		nd.peers = append(nd.peers, j)
+	}
+	nd.nRem = len(nd.peers)
+	for _, j := range c.racks[c.rackOf[i]] {
+		if int(j) != i {
+			nd.peers = append(nd.peers, j)
+		}
+	}
+	for _, j := range nd.peers {
+		nd.base = append(nd.base, c.linkBaseMs(i, int(j)))
+		nd.fault = append(nd.fault, s.fault.factor(c, i, int(j), cfg.SlowFactor))
+	}
+	for a, alg := range []Algorithm{cfg.Slowpeer, cfg.Hadoop} {
+		nd.sumMs[a], nd.count[a] = make([]float64, len(nd.peers)), make([]int64, len(nd.peers))
+		nd.windows[a], nd.window[a] = alg.Agent.RollingWindow, -1
+	}
+	nd.pauses = nd.rng.Float64() < s.fault.pauseShare
+	for a, alg := range []Algorithm{cfg.Slowpeer, cfg.Hadoop} {
+		nd.metrics[a] = datanode.NewPeerMetrics(alg.Agent)
+		// Agents start at random times within one report interval.
+		start := epoch.Add(time.Duration(nd.rng.Int64N(int64(alg.Agent.ReportInterval))))
+		nd.sched[a] = datanode.NewScheduler(start, alg.Agent.HeartbeatInterval, alg.Agent.ReportInterval,
+			alg.Agent.MaxRetryBackoff, nd.rng.Float64)
+	}
+	return nd
+}
+
+// tick runs tick k: pauses, heartbeats with their reports, the service
+// taking them, the tick's packets, then one read of each service.
+func (s *sim) tick(k int) error {
+	tick := s.cfg.Tick
+	o := int64(k) * int64(tick)
+	at := epoch.Add(time.Duration(o))
+	end := at.Add(tick)
+	s.each(func(nd *node) { nd.drawPauses(&s.traffic, o) })
+	s.each(func(nd *node) {
+		for a, sv := range s.services {
+			nd.beat(a, s.cluster, at, end, sv.matrix != nil)
+		}
+	})
+	for a, sv := range s.services {
+		for _, nd := range s.nodes {
+			sv.pending = append(sv.pending, nd.out[a]...)
+		}
+		if err := sv.apply(s.cluster); err != nil {
+			return err
+		}
+	}
+	on := s.fault.active(time.Duration(o) - s.cfg.Warmup)
+	factor := 1 + 0.25*math.Sin(2*math.Pi*float64(o)/float64(24*time.Hour)+s.swing)
+	s.each(func(nd *node) { nd.send(s, at, o, factor, on) })
+	// The services are read from half an hour before the fault on, time
+	// for the slow sets to settle; before, the reports are only stored.
+	if time.Duration(o)+tick > s.cfg.Warmup-readBefore && (time.Duration(o)+tick)%s.cfg.ReadInterval == 0 {
+		for _, sv := range s.services {
+			sv.score.observe(end, sv.step(end, s.cluster))
+		}
+	}
+	return nil
+}
+
+// each runs f on every node, the nodes split in contiguous shares among
+// the workers; it returns when all are done.
+func (s *sim) each(f func(*node)) {
+	var wg sync.WaitGroup
+	n := len(s.nodes)
+	for w := range s.workers {
+		lo, hi := w*n/s.workers, (w+1)*n/s.workers
+		wg.Go(func() {
+			for _, nd := range s.nodes[lo:hi] {
+				f(nd)
+			}
+		})
+	}
+	wg.Wait()
+}
