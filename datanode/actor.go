@@ -105,7 +105,7 @@ func (a *actor) beat(ctx context.Context, s *Scheduler) {
 			}
 			report = false
 		default:
-			det, hb.SlowPeers = d, d.SlowPeers
+			det, hb.SlowPeers, hb.PeerLatencies = d, d.SlowPeers, d.PeerLatencies
 		}
 	}
 	rctx, cancel := context.WithTimeout(ctx, a.heartbeat)

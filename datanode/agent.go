@@ -25,13 +25,14 @@ import (
 // use; Run may be called once. Its zero value is not usable; construct it
 // with New.
 type Agent struct {
-	cfg     Config
-	log     *slog.Logger
-	client  *http.Client
-	metrics *PeerMetrics
-	jmx     *HadoopJMX // nil unless cfg.HadoopJMX
-	dial    dialFunc
-	actors  []*actor
+	cfg      Config
+	log      *slog.Logger
+	client   *http.Client
+	metrics  *PeerMetrics
+	jmx      *HadoopJMX // nil unless cfg.HadoopJMX
+	dial     dialFunc
+	detect   detectFunc // nil: no reports
+	services services
 
 	metricsSet *metrics.Set           // what /metrics writes
 	httpPort   atomic.Pointer[string] // the HTTP port's port, once Run serves it
@@ -46,7 +47,7 @@ func New(cfg Config) (*Agent, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	a := &Agent{cfg: cfg, log: cfg.Logger, client: cfg.HTTPClient, metrics: cfg.PeerMetrics, dial: dialTCP}
+	a := &Agent{cfg: cfg, log: cfg.Logger, client: cfg.HTTPClient, metrics: cfg.PeerMetrics, dial: dialer(cfg)}
 	if a.log == nil {
 		a.log = slog.Default()
 	}
@@ -59,7 +60,7 @@ func New(cfg Config) (*Agent, error) {
 		a.client = &http.Client{Transport: tr}
 	}
 	if a.metrics == nil {
-		a.metrics = NewPeerMetrics(cfg)
+		a.metrics = NewPeerMetrics(probeMetricsConfig(cfg))
 	}
 	var detect detectFunc = func(now time.Time) (Detection, error) { return a.metrics.Detect(now), nil }
 	switch {
@@ -71,16 +72,9 @@ func New(cfg Config) (*Agent, error) {
 		detect = a.jmx.Detect
 	}
 	a.metricsSet = a.newMetricsSet()
-	for _, u := range cfg.NameNodes {
-		c, err := newHeartbeatClient(u, cfg.AuthToken, a.client)
-		if err != nil {
-			return nil, fmt.Errorf("namenode: %w", err)
-		}
-		a.actors = append(a.actors, &actor{node: cfg.ID, send: c, detect: detect,
-			heartbeat: cfg.HeartbeatInterval, report: cfg.ReportInterval, maxBackoff: cfg.MaxRetryBackoff,
-			httpAddr: a.httpAddress,
-			jitter:   rand.Float64, counters: &a.counters, log: a.log.With(slog.String("namenode", u)),
-			status: ServiceStatus{URL: u}})
+	a.detect = detect
+	if err := a.SetNameNodes(cfg.NameNodes); err != nil {
+		return nil, err
 	}
 	return a, nil
 }
@@ -96,15 +90,10 @@ func (a *Agent) PeerMetrics() *PeerMetrics { return a.metrics }
 // Stats returns the agent's counters.
 func (a *Agent) Stats() Stats { return a.counters.snapshot() }
 
-// Services returns what the agent knows of each NameNode-side service, in
-// the order of Config.NameNodes.
-func (a *Agent) Services() []ServiceStatus {
-	out := make([]ServiceStatus, len(a.actors))
-	for i, ac := range a.actors {
-		out[i] = ac.Status()
-	}
-	return out
-}
+// Services returns what the agent knows of each NameNode-side service it
+// sends heartbeats to now, in the order of Config.NameNodes (then of
+// SetNameNodes).
+func (a *Agent) Services() []ServiceStatus { return a.services.statuses() }
 
 // Run runs the agent until ctx is done and returns nil then, once every
 // goroutine it started has ended and the data port is closed. It returns
@@ -181,9 +170,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	if a.jmx != nil {
 		wg.Go(func() { a.jmx.Run(ctx) })
 	}
-	for _, ac := range a.actors {
-		wg.Go(func() { ac.run(ctx) })
-	}
+	wg.Go(func() { a.services.run(ctx) })
 	if a.cfg.ProgressInterval > 0 {
 		wg.Go(func() { a.progress(ctx) })
 	}

@@ -1,6 +1,7 @@
 package datanode
 
 import (
+	"context"
 	"crypto/tls"
 	"log/slog"
 	"net"
@@ -19,8 +20,12 @@ type Config struct {
 	// services know it by (HDFS: the DataNode's transfer address).
 	ID string
 	// NameNodes are the base URLs of the NameNode-side services to send
-	// heartbeats to, each on its own schedule. At least one.
+	// heartbeats to, each on its own schedule. At least one, unless
+	// FollowNameNodes.
 	NameNodes []string
+	// FollowNameNodes says the services come and go while the agent runs
+	// (Agent.SetNameNodes, from a registry): NameNodes may be empty.
+	FollowNameNodes bool
 	// AuthToken, when not empty, is sent as "Authorization: Bearer
 	// AuthToken" with every heartbeat.
 	AuthToken string
@@ -86,7 +91,8 @@ type Config struct {
 	// default 10: with fewer peers taking part the test is skipped.
 	MinOutlierDetectionNodes int
 	// LowThreshold is dfs.datanode.slowpeer.low.threshold.ms, default 5 ms:
-	// no peer at or below it is slow.
+	// no peer at or below it is slow. With probes as the source the agent
+	// uses ProbeFloor instead (probefloor.go).
 	LowThreshold time.Duration
 	// RollingWindow is slowpeer.rolling.window, default 5m.
 	RollingWindow time.Duration
@@ -104,6 +110,9 @@ type Config struct {
 	// the bound on ProbePackets × ProbePacketBytes / ProbeInterval, the
 	// payload this agent injects into probe pipelines per second.
 	ProbeMaxBytesPerSecond int64
+	// ProbeMinBitsPerSecond is slowpeer.probe.min.rate, default 500 Mbit/s:
+	// the throughput that sets ProbeFloor.
+	ProbeMinBitsPerSecond int64
 	// ProbeTimeout is slowpeer.probe.timeout, default 10s, the limit of
 	// every network operation of a probe; waiting for an acknowledgement
 	// from k nodes downstream may take k times this.
@@ -143,6 +152,10 @@ type Config struct {
 	// mutual TLS (package certs builds one that re-reads it). Nil uses
 	// Go's defaults, the system's roots. Unused with HTTPClient.
 	TLS *tls.Config
+	// Dial opens the agent's connections to other agents' data ports (its
+	// probe blocks and the blocks it relays); nil uses a net.Dialer. The
+	// fault demo dials from inside a network namespace with it.
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // DefaultConfig returns a Config with every default set and no ID,
@@ -161,6 +174,7 @@ func DefaultConfig() Config {
 		ProbePackets:               DefaultProbePackets,
 		ProbePacketBytes:           DefaultProbePacketBytes,
 		ProbeMaxBytesPerSecond:     DefaultProbeMaxBytesPerSecond,
+		ProbeMinBitsPerSecond:      DefaultProbeMinBitsPerSecond,
 		ProbeTimeout:               DefaultProbeTimeout,
 		ProbeMaxFailures:           DefaultProbeMaxFailures,
 		HadoopJMXInterval:          DefaultHadoopJMXInterval,

@@ -43,6 +43,15 @@
 // port forwards a block to the targets the block header names: serve it on
 // the cluster's network only.
 //
+// Probes are judged by throughput: the floor of the agent's outlier test
+// is one packet's bits at slowpeer.probe.min.rate (Config.ProbeFloor, 1.05
+// ms for 64 KiB at 500 Mbit/s) instead of Hadoop's fixed 5 ms, which would
+// hide a 16 KiB packet that takes 1.4 ms over a link a hundred times
+// slower than its peers'. So that CPU noise does not pass the lower floor,
+// a packet counts at most 3 × the median of its block (blocktimes.go),
+// and the peerLatencies an agent sends with its report carry, per peer,
+// the median of its latest blocks' medians (blockmedians.go).
+//
 // Config.FaultReceiveDelay makes an agent wait before it acknowledges each
 // packet it receives, as Hadoop's DataNodeFaultInjector, to play a slow
 // node in tests and demos.

@@ -25,6 +25,7 @@ import (
 type PeerMetrics struct {
 	averages   *rolling.Averages
 	minSamples int64
+	blocks     blockMedians // of the agent's own probe blocks (blockmedians.go)
 
 	// mu guards the detector, which is not safe for concurrent use, and
 	// the scratch buffer handed to it.
@@ -106,6 +107,10 @@ type Detection struct {
 	// SlowPeers are the slow peers, sorted by id; never nil, so that it
 	// is always a report (reports.Heartbeat.SlowPeers), maybe empty.
 	SlowPeers []reports.SlowPeer
+	// PeerLatencies are the averages the test ran on, with their sample
+	// counts, sent with the report (reports.Heartbeat.PeerLatencies); nil
+	// when the source has no sample counts (HadoopJMX).
+	PeerLatencies []reports.PeerLatency
 }
 
 // Detect runs the outlier test over the peers' averages at now.
@@ -120,7 +125,9 @@ func (m *PeerMetrics) Detect(now time.Time) Detection {
 		samples = append(samples, outlier.Sample{Name: a.Key, LatencyMs: a.Mean})
 	}
 	m.samples = samples
-	return detection(m.detector.Detect(samples), len(samples))
+	d := detection(m.detector.Detect(samples), len(samples))
+	d.PeerLatencies = m.heartbeatLatencies(avgs)
+	return d
 }
 
 // Outliers returns the slow-peer report at now: Detect(now).SlowPeers.

@@ -124,6 +124,11 @@ func (p *prober) write(ctx context.Context, pipeline []string) error {
 	}
 	p.counters.probeBytesSent.Add(int64(len(b)))
 	waitAck := p.timeout * time.Duration(len(pipeline))
+	var times *blockTimes
+	if len(pipeline) == 1 {
+		times = timeBlock(p.metrics, p.counters, pipeline[0])
+		defer times.flush()
+	}
 	for seq := range uint32(p.packets) {
 		// Stamp the block and sequence into the payload, so that every
 		// packet differs and is checksummed afresh.
@@ -147,10 +152,9 @@ func (p *prober) write(ctx context.Context, pipeline []string) error {
 		if a.Status != ackOK {
 			return fmt.Errorf("%w: packet %d: %s", errDownstream, seq, a.Status)
 		}
-		if len(pipeline) == 1 {
+		if times != nil {
 			end := time.Now()
-			p.metrics.AddSendPacketDownstreamAt(end, pipeline[0], end.Sub(start))
-			p.counters.latenciesRecorded.Add(1)
+			times.add(end, end.Sub(start))
 		}
 	}
 	return nil

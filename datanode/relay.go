@@ -59,6 +59,11 @@ func (s *dataServer) relay(ctx context.Context, up net.Conn) (blockHeader, error
 	// header announces, so a header alone costs no memory.
 	var buf []byte
 	var ackBuf [ackBytes]byte
+	var times *blockTimes // the next-to-last node times the last
+	if len(hdr.Targets) == 1 {
+		times = timeBlock(s.metrics, s.counters, hdr.Targets[0])
+		defer times.flush()
+	}
 	var delay *time.Timer
 	for seq := range hdr.Packets {
 		pkt, err := s.readPacket(up, &buf, seq, hdr.PacketBytes)
@@ -72,7 +77,7 @@ func (s *dataServer) relay(ctx context.Context, up net.Conn) (blockHeader, error
 		status := ackOK
 		if down != nil && downErr == nil {
 			var a ack
-			a, downErr = s.mirror(down, pkt, seq, waitAck, hdr.Targets)
+			a, downErr = s.mirror(down, pkt, seq, waitAck, hdr.Targets, times)
 			status = a.Status
 		}
 		if downErr != nil {
@@ -162,13 +167,13 @@ func (s *dataServer) readPacket(up net.Conn, buf *[]byte, seq, maxLength uint32)
 }
 
 // mirror forwards one packet downstream and waits for its ack. As the
-// next-to-last node (one target left) it records the time from the start
-// of the write to the ack under the last node's id; a packet that failed
-// is never recorded.
+// next-to-last node (one target left) it adds the time from the start of
+// the write to the ack to times, recorded under the last node's id when
+// the block ends (blocktimes.go); a packet that failed is never recorded.
 //
 // Reference: BlockReceiver.receivePacket and trackSendPacketToLastNodeInPipeline,
 // which time only the write and flush.
-func (s *dataServer) mirror(down net.Conn, pkt []byte, seq uint32, waitAck time.Duration, targets []string) (ack, error) {
+func (s *dataServer) mirror(down net.Conn, pkt []byte, seq uint32, waitAck time.Duration, targets []string, times *blockTimes) (ack, error) {
 	start := time.Now()
 	down.SetWriteDeadline(start.Add(s.timeout))
 	if _, err := down.Write(pkt); err != nil {
@@ -180,10 +185,9 @@ func (s *dataServer) mirror(down net.Conn, pkt []byte, seq uint32, waitAck time.
 		return ack{}, err
 	}
 	s.counters.probeBytesReceived.Add(ackBytes)
-	if a.Status == ackOK && len(targets) == 1 && s.metrics != nil {
+	if a.Status == ackOK && len(targets) == 1 {
 		end := time.Now()
-		s.metrics.AddSendPacketDownstreamAt(end, targets[0], end.Sub(start))
-		s.counters.latenciesRecorded.Add(1)
+		times.add(end, end.Sub(start))
 	}
 	return a, nil
 }

@@ -14,7 +14,7 @@ func (c Config) Validate() error {
 	if err := reports.ValidateNode(c.ID); err != nil {
 		return fmt.Errorf("id: %w", err)
 	}
-	if len(c.NameNodes) == 0 {
+	if len(c.NameNodes) == 0 && !c.FollowNameNodes {
 		return errors.New("namenode: at least one NameNode-side service URL is needed")
 	}
 	seen := map[string]bool{}
@@ -115,6 +115,8 @@ func (c Config) validateProbes() error {
 		return fmt.Errorf("%s: %d is outside [1, %d]", ProbePacketBytesKey, c.ProbePacketBytes, MaxProbePacketBytes)
 	case c.ProbeMaxBytesPerSecond < 1:
 		return fmt.Errorf("%s: %d is less than 1", ProbeMaxBytesPerSecondKey, c.ProbeMaxBytesPerSecond)
+	case c.ProbeMinBitsPerSecond < 1 || c.ProbeMinBitsPerSecond > MaxProbeMinBitsPerSecond:
+		return fmt.Errorf("%s: %d bit/s is outside [1, %d]", ProbeMinRateKey, c.ProbeMinBitsPerSecond, int64(MaxProbeMinBitsPerSecond))
 	case c.ProbeTimeout <= 0:
 		return fmt.Errorf("%s: %v is not positive", ProbeTimeoutKey, c.ProbeTimeout)
 	case c.ProbeMaxFailures < 0:

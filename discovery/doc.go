@@ -1,6 +1,8 @@
 // Package discovery finds HiveServers where HiveServer2 registers itself
 // in ZooKeeper, and registers there, in HiveServer2's own format, the
-// HiveServers new JDBC connections should go to.
+// HiveServers new JDBC connections should go to. It also registers the
+// service's own replicas in ZooKeeper or etcd, as Kyuubi servers
+// register, and elects their leader.
 //
 // # HiveServer2's registration
 //
@@ -81,25 +83,57 @@
 // when the chosen set changes, creating the new znodes before deleting
 // the old ones.
 //
-// Several service replicas may publish into the same namespace. Each owns
-// the znodes of its ZooKeeper session and leaves the others' alone; a
-// client picks at random among all of them. The replicas share the hook
-// event store and hear from the same DataNodes, so their picks mostly
-// agree; when they differ for a moment clients spread over the picks. A
-// replica that dies takes its znodes with its session (after the session
-// timeout); the others' remain, so the namespace empties only when no
-// replica lives or none has an eligible HiveServer. No leader election is
-// needed, and none would make a dead leader's znodes vanish sooner.
+// Several service replicas without a registry may publish into the same
+// namespace. Each owns the znodes of its ZooKeeper session and leaves the
+// others' alone; a client picks at random among all of them. A replica
+// that dies takes its znodes with its session (after the session
+// timeout). With a registry (below) only the leader publishes: its
+// Publisher asks Leading before each write and takes the namespace over
+// (TakeOver), deleting an earlier leader's znodes before it creates its
+// own, so a dead or hung leader's znodes go as soon as a new one leads
+// and two publishers never stand there at once.
+//
+// # Service replicas
+//
+// A [Replica] registers one replica of the service under
+// ROOT/namenodes (a [RegistryURL], zk://H:P[,H:P]/ROOT or
+// etcd://H:P[,H:P]/ROOT) with the name
+//
+//	serverUri=HOST:PORT;version=V[;scheme=https];sequence=NNNNNNNNNN
+//
+// and the data HOST:PORT ([Member]): in ZooKeeper an EPHEMERAL_SEQUENTIAL
+// znode, created again under the same name in a new session (Curator's
+// PersistentNode); in etcd a key on a lease of Timeout kept alive, its
+// counter emulated as Kyuubi's EtcdDiscoveryClient does, under the lock
+// ROOT/namenodes/lock (concurrency.Mutex, whose keys jetcd's Lock shares).
+// A registration deleted by hand drains the replica: Run returns.
+//
+// The replicas elect a leader: in ZooKeeper by Curator's lock recipe
+// (EPHEMERAL_SEQUENTIAL _c_<uuid>-lock-N under ROOT/leader, the lowest
+// leads, each other watches its predecessor), in etcd by
+// concurrency.Election on ROOT/leader, on the registration's lease. The
+// leader runs ReplicaConfig.Lead. It stops the moment it is disconnected
+// from ZooKeeper, its etcd lease is lost, or two thirds of Timeout pass
+// without a registry call succeeding (measured from when the call was
+// sent, so it holds across a SIGSTOP): that is before its session or
+// lease can expire on the server, so before another replica can win.
+//
+// A [Registry] reads the members (Members) or follows them (Follow), for
+// agents and clients; while the registry is out of reach it keeps the
+// last set. References: Kyuubi's ZookeeperDiscoveryClient and
+// EtcdDiscoveryClient, Curator's LockInternals and PersistentNode, etcd's
+// client/v3/concurrency.
 //
 // # Lifecycle
 //
-// Both are built with their New function, which checks the config and
-// starts nothing, then run with Run(ctx): it connects, works until ctx
-// ends, and returns once its ZooKeeper session and every goroutine it
-// started have ended (a Publisher deletes its znodes first). A nil Logger
-// in a config means slog.Default().
+// Watchers, Publishers and Replicas are built with their New function,
+// which checks the config and starts nothing, then run with Run(ctx): it
+// connects, works until ctx ends, and returns once its session and every
+// goroutine it started have ended (a Publisher deletes its znodes first,
+// a Replica deregisters). A nil Logger in a config means slog.Default().
 //
 // The package speaks to ZooKeeper through github.com/go-zookeeper/zk,
 // without SASL: it reads and writes znodes open to all (HiveServer2's ACL
-// on a cluster without Kerberos, and world-readable on one with it).
+// on a cluster without Kerberos, and world-readable on one with it); and
+// to etcd through go.etcd.io/etcd/client/v3, without TLS.
 package discovery

@@ -63,6 +63,16 @@ type PublisherConfig struct {
 	// as hive.server2.zookeeper.publish.configs=false does (for JDBC
 	// drivers before Hive 1.3).
 	PlainData bool
+	// Leading, when set, is asked before each write but the deletion of
+	// its own znodes: while it says false the Publisher writes nothing.
+	// It is the leader's check (Replica.Leading) when only the leader of
+	// the service replicas publishes.
+	Leading func() bool
+	// TakeOver deletes the znodes of other sessions in the namespace
+	// before it creates its own: set it when one publisher alone may
+	// publish there (the leader), so a leader that died or hung leaves
+	// nothing behind for clients to land on.
+	TakeOver bool
 	// Logger receives changes of the published set and ZooKeeper trouble;
 	// nil means slog.Default().
 	Logger *slog.Logger

@@ -37,6 +37,7 @@ func (p *Publisher) reconcile(want []record) (<-chan zk.Event, error) {
 		keep  bool
 	}
 	var ours []own
+	var others []string
 	for _, child := range children {
 		data, stat, err := p.zk.Get(path.Join(p.path, child))
 		if errors.Is(err, zk.ErrNoNode) {
@@ -47,6 +48,20 @@ func (p *Publisher) reconcile(want []record) (<-chan zk.Event, error) {
 		}
 		if session != 0 && stat.EphemeralOwner == session {
 			ours = append(ours, own{child: child, data: data})
+		} else {
+			others = append(others, child)
+		}
+	}
+	if p.cfg.TakeOver && len(want) > 0 {
+		for _, child := range others {
+			if !p.leading() {
+				return nil, errNotLeading
+			}
+			znode := path.Join(p.path, child)
+			if err := p.zk.Delete(znode, -1); err != nil && !errors.Is(err, zk.ErrNoNode) {
+				return nil, fmt.Errorf("take over %s: %w", znode, err)
+			}
+			p.log.Info("hiveserver2 publisher: took over from an earlier publisher", "znode", znode)
 		}
 	}
 	var missing []record
@@ -63,6 +78,9 @@ func (p *Publisher) reconcile(want []record) (<-chan zk.Event, error) {
 		}
 	}
 	for _, r := range missing {
+		if !p.leading() {
+			return nil, errNotLeading
+		}
 		created, err := p.zk.Create(path.Join(p.path, r.prefix), r.data, zk.FlagEphemeral|zk.FlagSequence, zk.WorldACL(zk.PermAll))
 		if err != nil {
 			return nil, fmt.Errorf("create %s for %s: %w", path.Join(p.path, r.prefix), r.server, err)
@@ -81,6 +99,12 @@ func (p *Publisher) reconcile(want []record) (<-chan zk.Event, error) {
 	}
 	return changed, nil
 }
+
+// errNotLeading stops a write of a Publisher whose Leading says no.
+var errNotLeading = errors.New("not the leader")
+
+// leading asks cfg.Leading, if set.
+func (p *Publisher) leading() bool { return p.cfg.Leading == nil || p.cfg.Leading() }
 
 // createNamespace creates the namespace and its parents, persistent and
 // open to all (HiveServer2's ACL on a cluster without Kerberos), as

@@ -49,6 +49,15 @@ const (
 	// DefaultSharedRefreshInterval is ten seconds: a statement another
 	// replica started weighs on this replica's picks within that time.
 	DefaultSharedRefreshInterval = 10 * time.Second
+
+	// RetentionKey is how long the store keeps a statement after its last
+	// event, and a HiveServer after its last event; the leader of the
+	// service replicas (or the only one) deletes what is older. A bare
+	// number is milliseconds.
+	RetentionKey = "slowpeer.hiveserver.retention"
+	// DefaultRetention is a week: long past QueryTimeout and
+	// ServerExpiry, so pruning never changes a pick.
+	DefaultRetention = 7 * 24 * time.Hour
 )
 
 // maxDuration keeps durations far from overflowing when added to times.
@@ -78,6 +87,10 @@ type Config struct {
 	// other service replicas store in a shared MySQL store count here.
 	// Zero (the default, right for SQLite) never reloads.
 	RefreshInterval time.Duration
+	// Retention mirrors slowpeer.hiveserver.retention (default 7d): the
+	// store prunes statements and HiveServers whose last event is older;
+	// zero keeps them forever. The picker itself does not read it.
+	Retention time.Duration
 
 	// Servers are HiveServers known whatever their events, "host:port"
 	// (the -hiveservers flag).
@@ -111,6 +124,7 @@ func DefaultConfig() Config {
 		MinRemaining: DefaultMinRemaining,
 		DefaultCost:  DefaultDefaultCost,
 		ServerExpiry: DefaultServerExpiry,
+		Retention:    DefaultRetention,
 	}
 }
 
@@ -132,6 +146,9 @@ func (c Config) Validate() error {
 		if f.d > maxDuration {
 			return fmt.Errorf("%s must be at most %v, got %v", f.key, maxDuration, f.d)
 		}
+	}
+	if c.Retention < 0 || c.Retention > maxDuration {
+		return fmt.Errorf("%s must be between 0 and %v, got %v", RetentionKey, maxDuration, c.Retention)
 	}
 	if c.RefreshInterval < 0 || c.RefreshInterval > maxDuration {
 		return fmt.Errorf("%s must be between 0 and %v, got %v", RefreshIntervalKey, maxDuration, c.RefreshInterval)

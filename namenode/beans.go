@@ -51,10 +51,8 @@ func (s *Server) Beans(now time.Time) []jmx.Bean {
 		{Name: jmx.SlowPeersReport, Value: string(report)},
 		{Name: jmx.SlowDisksReport, Value: nil},
 	}
-	if s.cfg.State != nil {
-		if st := s.cfg.State(); st != "" {
-			status = append(status, jmx.Attr{Name: "State", Value: st})
-		}
+	if st := s.State(); st != "" {
+		status = append(status, jmx.Attr{Name: "State", Value: st})
 	}
 	info := []jmx.Attr{}
 	if s.cfg.SoftwareVersion != "" {
@@ -89,6 +87,16 @@ func (s *Server) Beans(now time.Time) []jmx.Bean {
 		}
 	}
 	return beans
+}
+
+// State returns the replica's HA state: Config.State's answer, or
+// "active" when it is nil: a lone service does the leader's work, as a
+// Hadoop NameNode without HA says "active".
+func (s *Server) State() string {
+	if s.cfg.State == nil {
+		return "active"
+	}
+	return s.cfg.State()
 }
 
 // slowNodesJSON is the SlowPeersReport string for nodes, as Hadoop's

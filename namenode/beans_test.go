@@ -28,10 +28,15 @@ func TestJMX(t *testing.T) {
 	if got := attr(t, beans, jmx.NameNodeStatusBean, "HostAndPort"); got != s.Config().Listen {
 		t.Fatalf("HostAndPort = %#v, want %s", got, s.Config().Listen)
 	}
-	// What the service does not know is left out: no leadership yet, no
-	// Kerberos, no blocks, no HA transitions.
+	// A lone service leads itself, as a Hadoop NameNode without HA is
+	// active.
+	if got := attr(t, beans, jmx.NameNodeStatusBean, "State"); got != "active" {
+		t.Errorf("State of a lone service = %#v, want active", got)
+	}
+	// What the service does not know is left out: no Kerberos, no blocks,
+	// no HA transitions.
 	b, _ := jmx.Find(beans, jmx.NameNodeStatusBean)
-	for _, name := range []string{"State", "SecurityEnabled", "LastHATransitionTime", "BytesWithFutureGenerationStamps"} {
+	for _, name := range []string{"SecurityEnabled", "LastHATransitionTime", "BytesWithFutureGenerationStamps"} {
 		if v, ok := b.Attr(name); ok {
 			t.Errorf("NameNodeStatus has %s = %#v, want it left out", name, v)
 		}
@@ -222,7 +227,7 @@ func TestJMXMatchesHadoop(t *testing.T) {
 					lacking = append(lacking, a.Name)
 				}
 			}
-			if want := []string{"SecurityEnabled", "LastHATransitionTime", "BytesWithFutureGenerationStamps", "State"}; !slices.Equal(lacking, want) {
+			if want := []string{"SecurityEnabled", "LastHATransitionTime", "BytesWithFutureGenerationStamps"}; !slices.Equal(lacking, want) {
 				t.Errorf("NameNodeStatus lacks %v, want %v", lacking, want)
 			}
 		case NameNodeInfoBean:

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/slowpeer/slowpeer/diagnosis"
 	"github.com/slowpeer/slowpeer/reports"
 )
 
@@ -104,6 +105,16 @@ type Config struct {
 	// placement does with DatanodeManager.getSlowPeersUuidSet.
 	MaxSlowPeerCollectNodes int
 
+	// SlowNodesFloor is slowpeer.slownodes.floor.ms (default 0.25 ms): the
+	// latency a slow node or link of GET /v1/slownodes must exceed.
+	SlowNodesFloor time.Duration
+	// TopologyFile is net.topology.table.file.name, Hadoop's "host rack"
+	// table; the binary reads it into Topology. The Server ignores it.
+	TopologyFile string
+	// Topology maps hosts to racks for the diagnosis; the zero Topology
+	// knows no racks, and the diagnosis then makes no rack findings.
+	Topology diagnosis.Topology
+
 	// AuthToken, when not empty, is the bearer token every POST must
 	// carry. When empty the service is open and says so once at start.
 	AuthToken string
@@ -127,10 +138,11 @@ type Config struct {
 	// attribute out.
 	SoftwareVersion string
 	// State, when not nil, returns the replica's HA state for the JMX
-	// NameNodeStatus State: "active" (the leader) or "standby"; "" (and a
-	// nil State) leaves the attribute out, for a service that knows no
-	// leadership. It is called at every /jmx request and must be safe for
-	// concurrent use.
+	// NameNodeStatus State: "active" (the leader of the replicas
+	// registered with -registry) or "standby" (a discovery.Replica's
+	// State); "" leaves the attribute out. Nil means "active": a lone
+	// service does the leader's work. It is called at every /jmx request
+	// and must be safe for concurrent use.
 	State func() string
 	// The limits (limits.go), which hold in open mode too.
 
@@ -183,6 +195,7 @@ func DefaultConfig() Config {
 		DataNodeForgetAfter:      DefaultDataNodeForgetAfter,
 		MaxConnections:           DefaultMaxConnections,
 		HeaderReadTimeout:        DefaultHeaderReadTimeout,
+		SlowNodesFloor:           DefaultSlowNodesFloor,
 	}
 }
 
@@ -263,6 +276,9 @@ func (c Config) Validate() error {
 		if f.n < 1 || f.n > MaxTop {
 			return fmt.Errorf("%s must be between 1 and %d, got %d", f.key, MaxTop, f.n)
 		}
+	}
+	if c.SlowNodesFloor < 0 {
+		return fmt.Errorf("%s must not be negative, got %v", SlowNodesFloorKey, c.SlowNodesFloor)
 	}
 	if c.ShutdownTimeout <= 0 {
 		return fmt.Errorf("shutdown timeout must be more than zero, got %v", c.ShutdownTimeout)

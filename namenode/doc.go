@@ -41,6 +41,11 @@
 //   - GET /v1/datanodes[?limit=N][&after=ID]: the DataNode table, sorted
 //     by id; with limit, one page, and a Link header (rel="next") to the
 //     next one when more follow.
+//   - GET /v1/slownodes: the diagnosis (package diagnosis) of the
+//     reporter × peer matrix that the heartbeats' peerLatencies fill, each
+//     report replacing its sender's row, run at most every
+//     [DiagnoseEvery] and cached ([Server.SlowNodeFindings]); its findings
+//     per kind are slowpeer_slow_node_findings{kind} in /metrics.
 //   - GET /v1/state: the valid reports with their arrival times and the
 //     DataNode table ([Snapshot], JSON), for a replica that starts; it
 //     needs the bearer token whenever one is set, GET or not.

@@ -102,6 +102,9 @@ func (s *Server) heartbeat(c *gin.Context) {
 	if revived {
 		s.registered.add(hb.Node)
 	}
+	if hb.PeerLatencies != nil {
+		s.diag.report(now, hb.Node, hb.PeerLatencies)
+	}
 	s.metrics.heartbeats.Inc()
 	reply := replyNotSlow
 	if s.tracker.IsSlow(now, hb.Node) {

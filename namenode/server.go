@@ -39,6 +39,7 @@ type Server struct {
 	tracker *tracker.Tracker
 	nodes   *DataNodes
 	metrics *serverMetrics
+	diag    *diagnoser // the diagnosis of the agents' peerLatencies
 	engine  *gin.Engine
 	// hostname is the beans' tag.Hostname; readRuntime reads the Go
 	// runtime for the JvmMetrics bean (tests replace it).
@@ -95,6 +96,9 @@ func New(cfg Config) (*Server, error) {
 		s.authHash = sha256.Sum256([]byte(cfg.AuthToken))
 	}
 	s.metrics = newServerMetrics()
+	if err := s.newDiagnosis(); err != nil {
+		return nil, err
+	}
 
 	e := gin.New()
 	e.HandleMethodNotAllowed = true
@@ -113,6 +117,7 @@ func New(cfg Config) (*Server, error) {
 	s.get(JMXPath, s.jmx)
 	s.get(MetricsPath, s.serveMetrics)
 	s.get(DataNodesPath, s.dataNodes)
+	s.get(SlowNodesPath, s.slowNodes)
 	s.get(StatePath, s.serveState)
 	return s, nil
 }

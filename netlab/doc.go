@@ -4,11 +4,16 @@
 // that lives in a namespace of its own too, so nothing touches the
 // machine's own network.
 //
-// Faults are made by the kernel, with the queueing disciplines a stock
-// kernel has: tbf limits the rate of everything a host sends
+// Faults are made by the kernel, with the queueing disciplines every
+// kernel has (htb and u32; a minimal one may lack fq_codel, sfq, prio and
+// netem): an htb class limits the rate of everything a host sends
 // (FaultSendRate), or of everything the bridge sends toward it
-// (FaultReceiveRate), or both (FaultLinkRate); htb with u32 filters
-// limits only the traffic between two hosts (FaultPairRate).
+// (FaultReceiveRate), or both (FaultLinkRate), or, picked by u32 filters,
+// only the traffic between two hosts (FaultPairRate). Its token bucket is
+// about one millisecond of traffic, so every packet waits its size over
+// the rate, as on a slow link. Packets under 128 bytes (TCP's and the
+// probes' acknowledgements) pass the limit, as a host's default fq_codel
+// serves sparse flows first: a one-way fault then shows one way.
 //
 // Names: every namespace of a lab is called "splab-PID-ROLE", PID being
 // the process that made it, so that a later run can remove what a

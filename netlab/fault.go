@@ -32,10 +32,13 @@ type Fault struct {
 // "send-rate=20mbit".
 func (f Fault) String() string { return string(f.Kind) + "=" + FormatRate(f.BitsPerSecond) }
 
-// minBurstBytes is the smallest token bucket a limit gets: veth hands the
-// qdisc segments of up to 64 KiB (GSO), and a bucket smaller than one
-// segment would drop everything.
-const minBurstBytes = 96 << 10
+// minBurstBytes is the smallest token bucket a limit gets: two Ethernet
+// frames. htb sends a segment larger than its bucket (veth hands the
+// qdisc GSO segments of up to 64 KiB) and lets the class wait off the
+// debt, so a small bucket costs no drops. It must be small: a bucket of
+// several packets lets a sparse flow through at full speed, where a slow
+// link delays every packet by its size over the rate.
+const minBurstBytes = 3000
 
 // Inject applies f. A host has at most one fault; injecting a second on
 // the same host fails.
@@ -52,14 +55,14 @@ func (l *Lab) Inject(ctx context.Context, f Fault) error {
 	outDev, inDev := "eth0", h.port
 	switch f.Kind {
 	case FaultSendRate:
-		return tbf(ctx, out, outDev, f.BitsPerSecond)
+		return limitAll(ctx, out, outDev, f.BitsPerSecond)
 	case FaultReceiveRate:
-		return tbf(ctx, in, inDev, f.BitsPerSecond)
+		return limitAll(ctx, in, inDev, f.BitsPerSecond)
 	case FaultLinkRate:
-		if err := tbf(ctx, out, outDev, f.BitsPerSecond); err != nil {
+		if err := limitAll(ctx, out, outDev, f.BitsPerSecond); err != nil {
 			return err
 		}
-		return tbf(ctx, in, inDev, f.BitsPerSecond)
+		return limitAll(ctx, in, inDev, f.BitsPerSecond)
 	case FaultPairRate:
 		if f.Peer < 0 || f.Peer >= len(l.hosts) || f.Peer == f.Host {
 			return fmt.Errorf("netlab: fault %s: peer %d is not another host of %d", f, f.Peer, len(l.hosts))
@@ -73,30 +76,52 @@ func (l *Lab) Inject(ctx context.Context, f Fault) error {
 	return fmt.Errorf("netlab: unknown fault kind %q", f.Kind)
 }
 
-// tbf limits everything leaving dev.
-func tbf(ctx context.Context, tc []string, dev string, bps uint64) error {
-	return run(ctx, tc[0], append(tc[1:], "qdisc", "add", "dev", dev, "root", "tbf",
-		"rate", strconv.FormatUint(bps, 10)+"bit", "burst", strconv.FormatUint(burst(bps), 10),
-		"latency", "200ms")...)
+// limitAll limits everything leaving dev but small packets (smallBytes). It
+// is an htb, not a tbf qdisc: a tbf drops a GSO segment larger than its
+// bucket, and the bucket must be small (minBurstBytes).
+func limitAll(ctx context.Context, tc []string, dev string, bps uint64) error {
+	return shape(ctx, tc, dev, bps, "2", nil)
 }
 
 // htbPair limits only the packets leaving dev whose dir ("src" or "dst")
-// address is in cidr; everything else passes at full speed.
+// address is in cidr, but small packets (smallBytes); everything else
+// passes at full speed.
 func htbPair(ctx context.Context, tc []string, dev, dir, cidr string, bps uint64) error {
+	return shape(ctx, tc, dev, bps, "1", []string{"match", "ip", dir, cidr})
+}
+
+// smallBytes is the IP length below which a packet passes a limit
+// untouched: a TCP acknowledgement, or one of the probes' 5-byte acks.
+// A host's default qdisc, fq_codel, serves such sparse flows before the
+// bulk ones; the lab's kernel need not have it (htb and u32 are all
+// a fault needs), so the limit lets them by itself. Without that, every
+// acknowledgement a slow sender sends would wait behind the data queued
+// ahead of it, and its peers would see it slow in both directions.
+const smallBytes = 128
+
+// shape puts an htb on dev whose class 1:2 is limited to bps and class
+// 1:1 is not; packets under smallBytes go to 1:1, then those that match
+// (u32 selectors) to 1:2, the rest to the default class ("1" or "2").
+func shape(ctx context.Context, tc []string, dev string, bps uint64, def string, match []string) error {
 	b := strconv.FormatUint(burst(bps), 10)
-	return runAll(ctx,
-		append(tc, "qdisc", "add", "dev", dev, "root", "handle", "1:", "htb", "default", "1"),
+	cmds := [][]string{
+		append(tc, "qdisc", "add", "dev", dev, "root", "handle", "1:", "htb", "default", def),
 		append(tc, "class", "add", "dev", dev, "parent", "1:", "classid", "1:1", "htb", "rate", "100gbit"),
 		append(tc, "class", "add", "dev", dev, "parent", "1:", "classid", "1:2", "htb",
 			"rate", strconv.FormatUint(bps, 10)+"bit", "burst", b, "cburst", b),
 		append(tc, "filter", "add", "dev", dev, "parent", "1:", "protocol", "ip", "prio", "1",
-			"u32", "match", "ip", dir, cidr, "flowid", "1:2"),
-	)
+			"u32", "match", "u16", "0x0000", fmt.Sprintf("%#04x", 0xffff&^(smallBytes-1)), "at", "2", "flowid", "1:1"),
+	}
+	if match != nil {
+		cmds = append(cmds, append(append(append(tc, "filter", "add", "dev", dev, "parent", "1:", "protocol", "ip", "prio", "2", "u32"),
+			match...), "flowid", "1:2"))
+	}
+	return runAll(ctx, cmds...)
 }
 
-// burst is the token bucket for a rate: 10 ms of traffic, at least
+// burst is the token bucket for a rate: 1 ms of traffic, at least
 // minBurstBytes.
-func burst(bps uint64) uint64 { return max(bps/8/100, minBurstBytes) }
+func burst(bps uint64) uint64 { return max(bps/8/1000, minBurstBytes) }
 
 // ParseRate reads a rate as tc spells it: a number with an optional
 // bit or byte unit, "20mbit", "1gbit", "500kbit", "100mbps" (bytes per

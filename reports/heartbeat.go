@@ -35,6 +35,9 @@ type Heartbeat struct {
 	// NameNode lists a DataNode's info port, so tools that find DataNodes
 	// through the NameNode find the agents.
 	HTTPAddress string `json:"httpAddress,omitempty"`
+	// PeerLatencies is what the sender measured of every peer, sent once
+	// per report interval, or nil when absent (peerlatency.go).
+	PeerLatencies []PeerLatency `json:"peerLatencies,omitzero"`
 }
 
 // HasReport reports whether the heartbeat carries a slow-peer report.
@@ -88,7 +91,7 @@ func (h Heartbeat) Validate() error {
 		}
 		seen[p.Node] = struct{}{}
 	}
-	return nil
+	return validatePeerLatencies(h.PeerLatencies)
 }
 
 func (p SlowPeer) validate() error {

@@ -57,7 +57,7 @@ func ParseHeartbeat(data []byte) (Heartbeat, error) {
 	if sc.pos == len(sc.data) {
 		return hb, malformed("empty body")
 	}
-	var seenNode, seenPeers, seenHTTP bool
+	var seenNode, seenPeers, seenHTTP, seenLatencies bool
 	err := sc.object(fieldPath{peer: -1}, func(key []byte) error {
 		switch string(key) {
 		case "node":
@@ -84,6 +84,14 @@ func ParseHeartbeat(data []byte) (Heartbeat, error) {
 			s, err := sc.stringValue(fieldPath{-1, "httpAddress"})
 			hb.HTTPAddress = s
 			return err
+		case "peerLatencies":
+			if seenLatencies {
+				return malformed("field peerLatencies given twice")
+			}
+			seenLatencies = true
+			ps, err := sc.peerLatencies()
+			hb.PeerLatencies = ps
+			return err
 		default:
 			return &RejectError{ReasonUnknownField, fmt.Sprintf("unknown field %q", Clip(string(key)))}
 		}
@@ -97,7 +105,7 @@ func ParseHeartbeat(data []byte) (Heartbeat, error) {
 	}
 	if err := hb.Validate(); err != nil {
 		reason := ReasonInvalid
-		if len(hb.SlowPeers) > MaxSlowPeers {
+		if len(hb.SlowPeers) > MaxSlowPeers || len(hb.PeerLatencies) > MaxPeerLatencies {
 			reason = ReasonTooManyPeers
 		}
 		return Heartbeat{}, &RejectError{reason, err.Error()}

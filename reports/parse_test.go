@@ -181,6 +181,9 @@ func FuzzParseHeartbeat(f *testing.F) {
 	}
 	f.Add([]byte(`{"node":"h:1","slowPeers":[{"node":"p:1","latencyMs":1e999,"medianMs":1,"madMs":1,"upperLimitMs":1}]}`))
 	f.Add([]byte(`{"node":"h\ud800:1"}`))
+	f.Add([]byte(`{"node":"h:1","peerLatencies":[{"node":"p:1","latencyMs":1,"samples":12}]}`))
+	f.Add([]byte(`{"node":"h:1","peerLatencies":[{"node":"p:1","latencyMs":1,"samples":1.0}]}`))
+	f.Add([]byte(`{"node":"h:1","peerLatencies":[{"node":"p:1","latencyMs":1,"samples":-9223372036854775809}]}`))
 	f.Add([]byte(`{"node":"h\ud83d\ude00:1","slowPeers":null}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		hb, err := ParseHeartbeat(data)

@@ -13,16 +13,17 @@ import (
 const dashboardMaxSlowNodes = 100
 
 // dashboardSource is the dashboard's Source in the service: the slow
-// nodes and DataNodes of srv, the HiveServers of picker (nil: none), and
-// the parts that other components give once they are there, each nil
-// until then (the page says "not available").
+// nodes, the diagnosis and the DataNodes of srv, the HiveServers of picker
+// (nil: none), and the parts that other components give, each nil when
+// there is none (the page says "not available"): the replicas of a
+// registered service, the full latency matrix (not yet: the heatmap is
+// drawn from the slow-peer reports).
 type dashboardSource struct {
 	srv    *namenode.Server
 	picker *hiveserver.Picker
 
-	diagnosis func(now time.Time) *dashboard.Diagnosis
-	matrix    func(now time.Time) *dashboard.Matrix
-	cluster   func(now time.Time) *dashboard.Cluster
+	matrix  func(now time.Time) *dashboard.Matrix
+	cluster func(now time.Time) *dashboard.Cluster
 }
 
 // Snapshot reads srv, picker and the optional parts at now.
@@ -56,9 +57,12 @@ func (s *dashboardSource) Snapshot(now time.Time) dashboard.View {
 		}
 		v.HiveServers = hs
 	}
-	if s.diagnosis != nil {
-		v.Diagnosis = s.diagnosis(now)
+	d := &dashboard.Diagnosis{}
+	for _, f := range s.srv.SlowNodeFindings(now) {
+		d.Findings = append(d.Findings, dashboard.Finding{Node: f.Node, Kind: string(f.Kind), Peer: f.Peer,
+			Rack: f.Rack, Reporters: f.Reporters, LatencyMs: f.LatencyMs, MedianMs: f.MedianMs})
 	}
+	v.Diagnosis = d
 	if s.matrix != nil {
 		v.Matrix = s.matrix(now)
 	}

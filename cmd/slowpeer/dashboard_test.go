@@ -54,7 +54,7 @@ func TestDashboardMounted(t *testing.T) {
 		`<tr class="stale"><th scope="row">10.0.0.9:9866</th><td>stale</td>`,
 		`<th scope="row">10.0.0.5:10000</th><td>0</td><td>0.0</td><td>yes: no new work</td><td>no</td>`,
 		`<th scope="row">hs1.example.com:10000</th><td>1</td><td>60.0</td><td>no</td><td>yes</td>`,
-		"Not available: this service does not diagnose slow nodes.",
+		"Nothing to diagnose.",
 		"Not available: this service is not registered in ZooKeeper or etcd.",
 	} {
 		if !strings.Contains(body, want) {
@@ -67,9 +67,6 @@ func TestDashboardMounted(t *testing.T) {
 func TestDashboardSourceParts(t *testing.T) {
 	s, _, clock := newPicker(t)
 	src := &dashboardSource{srv: s,
-		diagnosis: func(time.Time) *dashboard.Diagnosis {
-			return &dashboard.Diagnosis{Findings: []dashboard.Finding{{Node: "10.0.0.5:9866", Kind: dashboard.KindInbound, Reporters: 3}}}
-		},
 		matrix: func(time.Time) *dashboard.Matrix { return &dashboard.Matrix{} },
 		cluster: func(time.Time) *dashboard.Cluster {
 			return &dashboard.Cluster{Self: "nn1:9871", Leader: "nn1:9871", Replicas: []string{"nn1:9871"}, Registry: "etcd"}

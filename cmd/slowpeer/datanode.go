@@ -4,14 +4,16 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"log/slog"
 	"time"
 
 	"github.com/slowpeer/slowpeer/datanode"
+	"github.com/slowpeer/slowpeer/discovery"
 )
 
-const datanodeSynopsis = "-id HOST:PORT -namenode URL[,URL...] [-data-listen ADDR] [-http-listen ADDR] [-peers H:P,...] [-conf DIR] [-D key=value]...\n" +
+const datanodeSynopsis = "-id HOST:PORT -namenode SERVICES [-data-listen ADDR] [-http-listen ADDR] [-peers H:P,...] [-conf DIR] [-D key=value]...\n" +
 	"                         [-hadoop-jmx URL] [-fault-receive-delay D] [-auth-token-file F] [-tls-ca F [-tls-cert F -tls-key F]]"
 
 // datanodeFlags are the flags of "slowpeer datanode".
@@ -29,7 +31,7 @@ type datanodeFlags struct {
 
 func (f *datanodeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.id, "id", "", "this node's id, the `HOST:PORT` its peers and the services know it by (required)")
-	fs.StringVar(&f.namenodes, "namenode", "", "comma-separated base `URLs` of the NameNode-side services (required)")
+	fs.StringVar(&f.namenodes, "namenode", "", "`SERVICES`: comma-separated base URLs of the NameNode-side services, or a registry zk://H:P[,H:P]/ROOT or etcd://H:P[,H:P]/ROOT whose replicas are followed as they come and go (required)")
 	fs.StringVar(&f.dataListen, "data-listen", "", "`ADDR` of the data port that serves probe pipelines (default: the -id; none with -hadoop-jmx)")
 	fs.StringVar(&f.httpListen, "http-listen", "", "`ADDR` of the agent's HTTP port: /jmx as a Hadoop DataNode's, /metrics, /healthz (default: dfs.datanode.http.address, else none)")
 	fs.StringVar(&f.peers, "peers", "", "comma-separated ids (`H:P,...`) of the agents to probe; this node's own id is skipped")
@@ -40,7 +42,9 @@ func (f *datanodeFlags) register(fs *flag.FlagSet) {
 }
 
 // runDatanode runs the DataNode-side agent until ctx ends (SIGINT or
-// SIGTERM), then stops it cleanly.
+// SIGTERM), then stops it cleanly. With a registry URL for -namenode, the
+// agent sends heartbeats to every replica registered there, following
+// them as they come and go.
 func runDatanode(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("datanode", datanodeSynopsis, stderr)
 	var f datanodeFlags
@@ -68,6 +72,23 @@ func runDatanode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	g := newGroup(log)
 	g.Go("agent", agent.Run)
 	g.Go("TLS reload on SIGHUP", newHangup(log, reload).run)
+	if discovery.IsRegistryURL(f.namenodes) {
+		u, _ := discovery.ParseRegistryURL(f.namenodes) // checked by config
+		reg, err := discovery.OpenRegistry(u, 0, log)
+		if err != nil {
+			return err
+		}
+		g.Cleanup("registry client", reg.Close)
+		g.Go("registry", func(ctx context.Context) error {
+			return reg.Follow(ctx, func(ms []discovery.Member) {
+				urls := discovery.MemberURLs(ms)
+				log.Info("registered replicas", slog.Any("namenodes", urls))
+				if err := agent.SetNameNodes(urls); err != nil {
+					log.Warn("registered replicas", slog.Any("err", err))
+				}
+			})
+		})
+	}
 	return g.Run(ctx)
 }
 
@@ -79,11 +100,16 @@ func (f *datanodeFlags) config() (datanode.Config, error) {
 		return cfg, errors.New("-id HOST:PORT is required")
 	}
 	if f.namenodes == "" {
-		return cfg, errors.New("-namenode URL[,URL...] is required")
+		return cfg, errors.New("-namenode SERVICES is required")
 	}
 	var err error
 	cfg.ID = f.id
-	if cfg.NameNodes, err = splitList("-namenode", f.namenodes); err != nil {
+	if discovery.IsRegistryURL(f.namenodes) {
+		if _, err := discovery.ParseRegistryURL(f.namenodes); err != nil {
+			return cfg, fmt.Errorf("-namenode: %w", err)
+		}
+		cfg.FollowNameNodes = true
+	} else if cfg.NameNodes, err = splitList("-namenode", f.namenodes); err != nil {
 		return cfg, err
 	}
 	if f.peers != "" {

@@ -43,10 +43,12 @@ func TestDatanodeUsageErrors(t *testing.T) {
 	ok := []string{"-id", "127.0.0.1:9866", "-namenode", "http://127.0.0.1:1"}
 	with := func(extra ...string) []string { return append(append([]string(nil), ok...), extra...) }
 	f(nil, "-id HOST:PORT is required")
-	f([]string{"-id", "127.0.0.1:9866"}, "-namenode URL[,URL...] is required")
+	f([]string{"-id", "127.0.0.1:9866"}, "-namenode SERVICES is required")
 	f([]string{"-id", "dn1", "-namenode", "http://nn"}, `id: node id "dn1" is not host:port`)
 	f([]string{"-id", "h:1", "-namenode", "nn:9870"}, `namenode: "nn:9870" is not an http or https URL`)
 	f([]string{"-id", "h:1", "-namenode", "http://a,,http://b"}, "-namenode", "entry 2 is empty")
+	f([]string{"-id", "h:1", "-namenode", "zk://"}, "-namenode", "an empty server")
+	f([]string{"-id", "h:1", "-namenode", "etcd://h:1/a/../b"}, "-namenode", "root")
 	f(with("-peers", "10.0.0.3:9866,10.0.0.4"), `peers: node id "10.0.0.4" is not host:port`)
 	f(with("-D", "dfs.heartbeat.interval=abc"), "configuration dfs.heartbeat.interval", `"abc"`)
 	f(with("-D", "dfs.datanode.outliers.report.interval=0"), "dfs.datanode.outliers.report.interval", `"0"`)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -14,9 +15,10 @@ import (
 	"github.com/slowpeer/slowpeer/dashboard"
 	"github.com/slowpeer/slowpeer/datanode"
 	"github.com/slowpeer/slowpeer/namenode"
+	"github.com/slowpeer/slowpeer/netlab"
 )
 
-const demoSynopsis = "[-datanodes N] [-slow INDEX] [-slow-delay D] [-duration D]"
+const demoSynopsis = "[-datanodes N] [-slow INDEX] [-fault KIND=VALUE] [-lab] [-duration D] [-json]"
 
 // The demo's flags' defaults and limits.
 const (
@@ -41,8 +43,11 @@ const (
 type demoFlags struct {
 	dataNodes int
 	slow      int
-	slowDelay time.Duration
+	slowDelay time.Duration // -slow-delay, the older spelling of -fault ack-delay=D
+	fault     demoFault
 	duration  time.Duration
+	json      bool
+	lab       bool // every agent in a network namespace, also without a kernel-made fault
 }
 
 // runDemo runs "slowpeer demo": a NameNode-side service and a cluster of
@@ -53,20 +58,33 @@ func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	var f demoFlags
 	fs.IntVar(&f.dataNodes, "datanodes", demoDataNodes, "number of `N` agents to run")
 	fs.IntVar(&f.slow, "slow", demoSlowIndex, "`INDEX` (0 to N-1) of the agent that is slow")
-	fs.DurationVar(&f.slowDelay, "slow-delay", demoSlowDelay, "`D` the slow agent waits before it acknowledges a packet; 0: no slow agent")
-	fs.DurationVar(&f.duration, "duration", 0, "stop after `D` (default: run until interrupted)")
+	faultSpec := fs.String("fault", demoAckDelay+"="+demoSlowDelay.String(),
+		"what makes the slow agent slow, `KIND=VALUE`: ack-delay=D (no privileges), or made by the kernel, with every agent in a network namespace (root): receive-rate=RATE, send-rate=RATE, link-rate=RATE, pair-rate=RATE (e.g. 20mbit); none: no slow agent")
+	fs.DurationVar(&f.slowDelay, "slow-delay", demoSlowDelay, "`D` the slow agent waits before it acknowledges a packet, as -fault ack-delay=D; 0: no slow agent")
+	fs.DurationVar(&f.duration, "duration", 0, "stop after `D` (default: run until interrupted; with -json, a minute)")
+	fs.BoolVar(&f.lab, "lab", false, "run every agent in a network namespace of its own (root), as a kernel-made -fault does, also for ack-delay or none")
+	fs.BoolVar(&f.json, "json", false, "print one JSON result object and exit once the fault is found, or after a minute (or -duration)")
 	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
 	}
 	if err := f.validate(); err != nil {
 		return usageError{err}
 	}
+	var err error
+	if f.fault, err = parseDemoFault(*faultSpec); err != nil {
+		return usageError{err}
+	}
+	fs.Visit(func(fl *flag.Flag) {
+		if fl.Name == "slow-delay" {
+			f.fault = demoFault{kind: demoAckDelay, delay: f.slowDelay, spec: "ack-delay=" + f.slowDelay.String()}
+		}
+	})
 	if f.duration > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, f.duration)
 		defer cancel()
 	}
-	d, err := newDemo(f, stderr)
+	d, err := newDemo(ctx, f, stderr)
 	if err != nil {
 		return err
 	}
@@ -94,16 +112,24 @@ type demo struct {
 	srv      *namenode.Server
 	dash     *dashboard.Dashboard
 	ln       net.Listener
-	base     string // the service's base URL
+	base     string // the service's base URL, as this process reaches it
 	agents   []*datanode.Agent
 	slowID   string          // the injected slow node, "" without one
+	peerID   string          // the other end of a pair-rate fault, "" otherwise
 	agentCfg datanode.Config // the agents' settings but their own
 	quiet    atomic.Bool     // set when the agents stop: their logs end
 	log      *slog.Logger    // the service's, errors only
 
+	lab     *netlab.Lab  // the network lab of a kernel-made fault, nil otherwise
+	forward net.Listener // on loopback, relayed to the service in the lab
+
 	start     time.Time
 	firstSeen time.Duration // when the slow node had its first reporter, 0 before
-	found     time.Duration // when it had demoQuorum reporters, 0 before
+	found     time.Duration // when it was found (see watch), 0 before
+	kind      string        // the diagnosis's kind of the slow node, once found
+	reporters int           // the pairs behind the diagnosis's finding, once found
+	falsePos  map[string]bool
+	events    io.Writer // stderr: the false positives as they come
 }
 
 // newDemo opens every listener on 127.0.0.1 port 0 and builds the service
@@ -111,8 +137,11 @@ type demo struct {
 // namenode.DefaultLocalConfig and the agents on datanode.DefaultLocalConfig:
 // Hadoop's keys shortened from minutes to seconds, so that a slow node
 // shows within a minute (the end-to-end tests run the same presets).
-func newDemo(f demoFlags, stderr io.Writer) (d *demo, err error) {
-	d = &demo{flags: f}
+func newDemo(ctx context.Context, f demoFlags, stderr io.Writer) (d *demo, err error) {
+	d = &demo{flags: f, falsePos: map[string]bool{}, events: stderr}
+	if f.fault.lab != "" || f.lab {
+		return newLabDemo(ctx, d, stderr)
+	}
 	var lns []net.Listener
 	defer func() {
 		if err != nil {
@@ -133,6 +162,23 @@ func newDemo(f demoFlags, stderr io.Writer) (d *demo, err error) {
 		return nil, err
 	}
 	d.base = "http://" + d.ln.Addr().String()
+	if err := d.newService(stderr); err != nil {
+		return nil, err
+	}
+	data := make([]net.Listener, f.dataNodes)
+	for i := range data {
+		if data[i], err = listen(); err != nil {
+			return nil, err
+		}
+	}
+	if err := d.newAgents(d.base, data, stderr, nil); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// newService builds the service that will serve d.ln.
+func (d *demo) newService(stderr io.Writer) error {
 	ncfg := namenode.DefaultLocalConfig()
 	ncfg.Listen = d.ln.Addr().String()
 	ncfg.SoftwareVersion = softwareVersion()
@@ -140,38 +186,44 @@ func newDemo(f demoFlags, stderr io.Writer) (d *demo, err error) {
 	// warning would drown the progress lines.
 	ncfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 	d.log = ncfg.Logger
+	var err error
 	if d.srv, err = namenode.New(ncfg); err != nil {
-		return nil, fmt.Errorf("demo: %w", err)
+		return fmt.Errorf("demo: %w", err)
 	}
 	d.dash = mountDashboard(d.srv, &dashboardSource{srv: d.srv}, time.Now)
+	return nil
+}
 
-	data := make([]net.Listener, f.dataNodes)
-	ids := make([]string, f.dataNodes)
-	for i := range data {
-		if data[i], err = listen(); err != nil {
-			return nil, err
-		}
-		ids[i] = data[i].Addr().String()
+// newAgents builds an agent on each data listener, reporting to the
+// service at base; edit, if not nil, adjusts agent i's configuration.
+func (d *demo) newAgents(base string, data []net.Listener, stderr io.Writer, edit func(i int, cfg *datanode.Config)) error {
+	ids := make([]string, len(data))
+	for i, ln := range data {
+		ids[i] = ln.Addr().String()
 	}
 	d.agentCfg = datanode.DefaultLocalConfig()
-	d.agentCfg.MinOutlierDetectionNodes = min(d.agentCfg.MinOutlierDetectionNodes, f.dataNodes-1)
-	d.agentCfg.NameNodes, d.agentCfg.Peers = []string{d.base}, ids
+	d.agentCfg.MinOutlierDetectionNodes = min(d.agentCfg.MinOutlierDetectionNodes, len(data)-1)
+	d.agentCfg.NameNodes, d.agentCfg.Peers = []string{base}, ids
 	d.agentCfg.ProgressInterval = -1
 	log := slog.New(quietHandler{slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}), &d.quiet})
+	f := d.flags
 	for i, id := range ids {
 		cfg := d.agentCfg
 		cfg.ID, cfg.DataListener, cfg.Logger = id, data[i], log.With(slog.Int("agent", i))
-		if i == f.slow && f.slowDelay > 0 {
-			cfg.FaultReceiveDelay = f.slowDelay
+		if i == f.slow && f.fault.delay > 0 {
+			cfg.FaultReceiveDelay = f.fault.delay
 			d.slowID = id
+		}
+		if edit != nil {
+			edit(i, &cfg)
 		}
 		a, err := datanode.New(cfg)
 		if err != nil {
-			return nil, fmt.Errorf("demo: agent %d: %w", i, err)
+			return fmt.Errorf("demo: agent %d: %w", i, err)
 		}
 		d.agents = append(d.agents, a)
 	}
-	return d, nil
+	return nil
 }
 
 // run starts the service and the agents, watches until the slow node is
@@ -185,6 +237,10 @@ func (d *demo) run(ctx context.Context, stdout io.Writer) error {
 	g := newGroup(d.log)
 	g.Go("demo: service", func(ctx context.Context) error { return d.srv.Serve(ctx, d.ln) })
 	g.Go("demo: dashboard", d.dash.Run)
+	if d.lab != nil {
+		g.Go("demo: forward", func(ctx context.Context) error { return d.lab.Forward(ctx, d.forward, 0, d.ln.Addr().String()) })
+		g.Cleanup("demo: network lab", d.lab.Close)
+	}
 	for _, a := range d.agents {
 		g.Go("demo: agent "+a.ID(), a.Run)
 	}
@@ -195,6 +251,13 @@ func (d *demo) run(ctx context.Context, stdout io.Writer) error {
 		defer stop()
 		defer context.AfterFunc(ctx, stop)()
 		defer d.quiet.Store(true) // the agents' logs end here
+		if d.flags.json {
+			d.watch(watching, io.Discard)
+			if life.Err() != nil {
+				return nil
+			}
+			return d.writeJSON(stdout)
+		}
 		d.printStart(stdout)
 		d.watch(watching, stdout)
 		if life.Err() != nil {
@@ -212,7 +275,9 @@ func (d *demo) run(ctx context.Context, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "Stopped after %v.\n", d.since())
+	if !d.flags.json {
+		fmt.Fprintf(stdout, "Stopped after %v.\n", d.since())
+	}
 	return nil
 }
 
@@ -222,12 +287,15 @@ func (d *demo) printStart(w io.Writer) {
 	for i, a := range d.agents {
 		ids[i] = a.ID()
 	}
-	fmt.Fprintf(w, "%d agents on loopback: %s\n", len(d.agents), strings.Join(ids, " "))
+	where := "on loopback"
+	if d.lab != nil {
+		where = "in network namespaces on one bridge"
+	}
+	fmt.Fprintf(w, "%d agents %s: %s\n", len(d.agents), where, strings.Join(ids, " "))
 	if d.slowID != "" {
-		fmt.Fprintf(w, "Slow node: agent %d, %s, waits %v before it acknowledges each packet\n",
-			d.flags.slow, d.slowID, d.flags.slowDelay)
+		fmt.Fprintf(w, "Slow node: agent %d, %s, %s\n", d.flags.slow, d.slowID, d.flags.fault.describe(d.peerID))
 	} else {
-		fmt.Fprintln(w, "No slow node (-slow-delay 0)")
+		fmt.Fprintln(w, "No slow node (-fault none)")
 	}
 	fmt.Fprintf(w, "Heartbeat every %v, slow-peer reports every %v; an agent tests its peers once %d of them have more than %d packets timed\n\n",
 		d.agentCfg.HeartbeatInterval, d.agentCfg.ReportInterval, d.agentCfg.MinOutlierDetectionNodes, d.agentCfg.MinOutlierDetectionSamples)
@@ -235,23 +303,3 @@ func (d *demo) printStart(w io.Writer) {
 
 // since is the time since the cluster started, to a tenth of a second.
 func (d *demo) since() time.Duration { return time.Since(d.start).Round(100 * time.Millisecond) }
-
-// quietHandler drops every record once quiet is set. The demo's agents
-// stop together, and what each then sees of the others going away
-// (connections dropped mid-block) is no news.
-type quietHandler struct {
-	slog.Handler
-	quiet *atomic.Bool
-}
-
-func (h quietHandler) Enabled(ctx context.Context, l slog.Level) bool {
-	return !h.quiet.Load() && h.Handler.Enabled(ctx, l)
-}
-
-func (h quietHandler) WithAttrs(as []slog.Attr) slog.Handler {
-	return quietHandler{h.Handler.WithAttrs(as), h.quiet}
-}
-
-func (h quietHandler) WithGroup(name string) slog.Handler {
-	return quietHandler{h.Handler.WithGroup(name), h.quiet}
-}

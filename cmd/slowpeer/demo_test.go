@@ -28,7 +28,7 @@ func TestDemoUsage(t *testing.T) {
 			}
 		}
 	}
-	f([]string{"-h"}, 0, "usage: slowpeer demo", "-datanodes N", "-slow INDEX", "-slow-delay D", "-duration D")
+	f([]string{"-h"}, 0, "usage: slowpeer demo", "-datanodes N", "-slow INDEX", "-fault KIND=VALUE", "-slow-delay D", "-duration D", "-json", "-lab")
 	f([]string{"-datanodes", "3"}, 2, "-datanodes 3: want 4 to 64")
 	f([]string{"-datanodes", "65"}, 2, "-datanodes 65: want 4 to 64")
 	f([]string{"-datanodes", "x"}, 2, "invalid value")
@@ -39,6 +39,12 @@ func TestDemoUsage(t *testing.T) {
 	f([]string{"-slow-delay", "2s"}, 2, "-slow-delay 2s: want 0 to 1s")
 	f([]string{"-slow-delay", "50"}, 2, "invalid value")
 	f([]string{"-duration", "-1s"}, 2, "-duration -1s is negative")
+	f([]string{"-fault", "slow"}, 2, `-fault "slow": want KIND=VALUE`)
+	f([]string{"-fault", "disk-rate=1mbit"}, 2, `unknown kind "disk-rate"`)
+	f([]string{"-fault", "ack-delay=2s"}, 2, "-fault ack-delay=2s: want a delay from 0 to 1s")
+	f([]string{"-fault", "ack-delay=50"}, 2, "-fault ack-delay=50: want a delay")
+	f([]string{"-fault", "send-rate=fast"}, 2, `-fault send-rate=fast: rate "fast"`)
+	f([]string{"-fault", "pair-rate=0mbit"}, 2, "want a number above 0")
 	f([]string{"-nope"}, 2, "flag provided but not defined: -nope")
 	f([]string{"extra"}, 2, `unexpected argument "extra"`)
 }
@@ -142,19 +148,21 @@ func TestDemoFindsSlowNode(t *testing.T) {
 		"Slow node: agent 2, " + slow + ", waits 50ms before it acknowledges each packet",
 		"Slow nodes: 1\n",
 		"\n" + slow + "  ", // the table's first column
-		"Injected slow node: " + slow + " (agent 2, +50ms",
-		"Found: yes, reported by ",
+		"Injected slow node: " + slow + " (agent 2, -fault ack-delay=50ms: waits 50ms",
+		"Found: yes, diagnosed inbound from ",
+		"Diagnosis (/v1/slownodes): ",
+		"\n" + slow + "  inbound ",
 		"Other nodes reported slow: none\n",
-		"/ui/\n", "/slowpeers\n", "/jmx\n", "/metrics\n", "/v1/datanodes\n",
+		"/ui/\n", "/slowpeers\n", "/v1/slownodes\n", "/jmx\n", "/metrics\n", "/v1/datanodes\n",
 		"Stopped after ",
 	} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("output lacks %q:\n%s", want, out)
 		}
 	}
-	m := regexp.MustCompile(`Found: yes, reported by (\d) of its 5 peers\nTime to detect: (\S+) `).FindStringSubmatch(out)
-	if m == nil || m[1] < "3" { // one digit
-		t.Fatalf("want at least 3 of 5 reporters and a time to detect:\n%s", out)
+	m := regexp.MustCompile(`Found: yes, diagnosed inbound from \d+ measured pairs; reported to the tracker by (\d) of its 5 peers\nTime to detect: (\S+) `).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("want a diagnosis, reporters and a time to detect:\n%s", out)
 	}
 	t.Logf("time to detect with 6 agents: %s, %s of 5 peers report it", m[2], m[1])
 	// Every reporter measured the injected delay: the table's rows are
@@ -183,11 +191,12 @@ func TestDemoNoSlowNode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a cluster for 2 s")
 	}
-	out := runDemoTest(t, "never printed", 30*time.Second, "-datanodes", "4", "-slow-delay", "0", "-duration", "2s")
+	out := runDemoTest(t, "never printed", 30*time.Second, "-datanodes", "4", "-fault", "none", "-duration", "2s")
 	for _, want := range []string{
-		"No slow node (-slow-delay 0)",
+		"No slow node (-fault none)",
 		"No slow nodes reported.",
-		"Injected slow node: none (-slow-delay 0)\nNodes reported slow: none (correct)\n",
+		"Diagnosis (/v1/slownodes): nothing slow.",
+		"Injected slow node: none (-fault none)\nNodes reported slow: none (correct)\n",
 		"Stopped after 2s.",
 	} {
 		if !strings.Contains(out, want) {

@@ -9,15 +9,23 @@ import (
 
 	"github.com/slowpeer/slowpeer/dashboard"
 	"github.com/slowpeer/slowpeer/datanode"
+	"github.com/slowpeer/slowpeer/diagnosis"
 	"github.com/slowpeer/slowpeer/namenode"
 	"github.com/slowpeer/slowpeer/reports"
 )
 
-// watch prints progress until the slow node has demoQuorum reporters, the
-// deadline passes or ctx ends.
+// watch prints progress until the slow node is found, the deadline
+// passes or ctx ends. A slow node is found once the diagnosis names it
+// (for a pair-rate fault: a link between it and its peer) and, unless the
+// fault is a bad link, demoQuorum peers report it. Every other node
+// reported or diagnosed slow meanwhile is a false positive.
 func (d *demo) watch(ctx context.Context, w io.Writer) {
 	deadline := demoDeadline
-	if d.slowID == "" {
+	switch {
+	case d.flags.json && d.flags.duration > 0:
+		deadline = d.flags.duration
+	case d.flags.json:
+	case d.slowID == "":
 		deadline = demoQuietReports * d.agentCfg.ReportInterval
 	}
 	check := time.NewTicker(demoCheckEvery)
@@ -30,21 +38,14 @@ func (d *demo) watch(ctx context.Context, w io.Writer) {
 		case <-check.C:
 		}
 		top := d.top()
+		findings := d.srv.SlowNodeFindings(time.Now())
 		elapsed := d.since()
-		for _, n := range top {
-			if n.Node != d.slowID {
-				continue
-			}
-			if d.firstSeen == 0 {
-				d.firstSeen = elapsed
-			}
-			if len(n.Reporters) >= demoQuorum {
-				d.found = elapsed
-			}
+		if d.judge(top, findings) && d.found == 0 {
+			d.found = elapsed
 		}
 		if elapsed-lastProgress >= demoProgressEvery {
 			lastProgress = elapsed
-			d.printProgress(w, top)
+			d.printProgress(w, top, findings)
 		}
 		if d.found > 0 || elapsed >= deadline {
 			return
@@ -58,8 +59,9 @@ func (d *demo) top() []reports.SlowNode {
 }
 
 // printProgress prints one line: the agents' counters summed, how many
-// agents have enough peers to test, and the slow nodes in top.
-func (d *demo) printProgress(w io.Writer, top []reports.SlowNode) {
+// agents have enough peers to test, the slow nodes in top and the
+// diagnosis.
+func (d *demo) printProgress(w io.Writer, top []reports.SlowNode, findings []diagnosis.Finding) {
 	var s datanode.Stats
 	ready := 0 // agents with enough peers for the outlier test
 	now := time.Now()
@@ -74,8 +76,9 @@ func (d *demo) printProgress(w io.Writer, top []reports.SlowNode) {
 			ready++
 		}
 	}
-	fmt.Fprintf(w, "[%5.1fs] heartbeats %d, probe blocks %d, packets timed %d, reports %d, agents testing %d/%d; slow: %s\n",
-		d.since().Seconds(), s.HeartbeatsSent, s.ProbeBlocks, s.LatenciesRecorded, s.ReportsSent, ready, len(d.agents), slowSummary(top))
+	fmt.Fprintf(w, "[%5.1fs] heartbeats %d, probe blocks %d, packets timed %d, reports %d, agents testing %d/%d; slow: %s; diagnosis: %s\n",
+		d.since().Seconds(), s.HeartbeatsSent, s.ProbeBlocks, s.LatenciesRecorded, s.ReportsSent, ready, len(d.agents), slowSummary(top),
+		findingSummary(findings))
 }
 
 // slowSummary is one line naming the slow nodes and their reporters.
@@ -106,6 +109,10 @@ func (d *demo) report(ctx context.Context, w io.Writer) error {
 		return err
 	}
 	fmt.Fprintln(w)
+	if err := writeDiagnosis(w, d.srv.SlowNodeFindings(time.Now())); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
 	var others []string
 	reporters := 0
 	for _, n := range nodes {
@@ -120,33 +127,30 @@ func (d *demo) report(ctx context.Context, w io.Writer) error {
 		if len(others) > 0 {
 			verdict = fmt.Sprintf("%d, false alarms: %s", len(others), strings.Join(others, " "))
 		}
-		fmt.Fprintf(w, "Injected slow node: none (-slow-delay 0)\nNodes reported slow: %s\n", verdict)
+		fmt.Fprintf(w, "Injected slow node: none (-fault none)\nNodes reported slow: %s\n", verdict)
 	} else {
-		fmt.Fprintf(w, "Injected slow node: %s (agent %d, +%v before each acknowledgement)\n",
-			d.slowID, d.flags.slow, d.flags.slowDelay)
-		if reporters >= demoQuorum {
-			found := d.found
-			if found == 0 { // ctx ended between the check and the report
-				found = d.since()
+		fmt.Fprintf(w, "Injected slow node: %s (agent %d, -fault %s: %s)\n",
+			d.slowID, d.flags.slow, d.flags.fault, d.flags.fault.describe(d.peerID))
+		if d.found > 0 {
+			fmt.Fprintf(w, "Found: yes, diagnosed %s from %d measured pairs; reported to the tracker by %d of its %d peers\n",
+				d.kind, d.reporters, reporters, len(d.agents)-1)
+			first := "no tracker report yet"
+			if d.firstSeen > 0 {
+				first = fmt.Sprintf("first tracker report after %v", d.firstSeen)
 			}
-			if d.firstSeen == 0 {
-				d.firstSeen = found
-			}
-			fmt.Fprintf(w, "Found: yes, reported by %d of its %d peers\n", reporters, len(d.agents)-1)
-			fmt.Fprintf(w, "Time to detect: %v (first reporter after %v, %d reporters after %v)\n",
-				found, d.firstSeen, demoQuorum, found)
+			fmt.Fprintf(w, "Time to detect: %v (%s)\n", d.found, first)
 		} else {
-			fmt.Fprintf(w, "Found: NO, reported by %d of its %d peers after %v (%d needed)\n",
-				reporters, len(d.agents)-1, d.since(), demoQuorum)
+			fmt.Fprintf(w, "Found: NO, not diagnosed after %v; reported to the tracker by %d of its %d peers\n",
+				d.since(), reporters, len(d.agents)-1)
 		}
 		other := "none"
-		if len(others) > 0 {
-			other = strings.Join(others, " ")
+		if fp := d.result().FalsePositives; len(fp) > 0 {
+			other = strings.Join(fp, " ")
 		}
 		fmt.Fprintf(w, "Other nodes reported slow: %s\n", other)
 	}
-	fmt.Fprintf(w, "\nLook at:\n  %s%s\n  %s%s\n  %s%s\n  %s%s\n  %s%s\n  slowpeer report -namenode %s\n",
-		d.base, dashboard.Path, d.base, namenode.SlowPeersPath, d.base, namenode.JMXPath, d.base, namenode.MetricsPath,
+	fmt.Fprintf(w, "\nLook at:\n  %s%s\n  %s%s\n  %s%s\n  %s%s\n  %s%s\n  %s%s\n  slowpeer report -namenode %s\n",
+		d.base, dashboard.Path, d.base, namenode.SlowPeersPath, d.base, namenode.SlowNodesPath, d.base, namenode.JMXPath, d.base, namenode.MetricsPath,
 		d.base, namenode.DataNodesPath, d.base)
 	return nil
 }

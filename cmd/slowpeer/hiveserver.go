@@ -17,7 +17,7 @@ import (
 	"github.com/slowpeer/slowpeer/reports"
 )
 
-const hiveserverSynopsis = "pick -namenode URL [-tls-ca F [-tls-cert F -tls-key F]] [-auth-token-file F]"
+const hiveserverSynopsis = "pick -namenode SERVICES [-tls-ca F [-tls-cert F -tls-key F]] [-auth-token-file F]"
 
 // hiveserverPickTimeout bounds the whole request of "hiveserver pick".
 const hiveserverPickTimeout = 30 * time.Second
@@ -44,7 +44,7 @@ func runHiveserver(ctx context.Context, args []string, stdin io.Reader, stdout, 
 
 func runHiveserverPick(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("hiveserver", hiveserverSynopsis, stderr)
-	namenode := fs.String("namenode", "", "base `URL` of the NameNode-side service, e.g. http://nn1:9871 (required)")
+	namenode := fs.String("namenode", "", "base `URL` of the NameNode-side service, e.g. http://nn1:9871, or a registry zk://H:P/ROOT or etcd://H:P/ROOT whose first replica that answers is asked (required)")
 	var cf clientFlags
 	cf.register(fs, "the request, for a service with -auth-reads")
 	if err := parseFlagsOnly(fs, args); err != nil {
@@ -57,21 +57,29 @@ func runHiveserverPick(ctx context.Context, args []string, stdout, stderr io.Wri
 	if *namenode == "" {
 		return usageError{errors.New("-namenode URL is required")}
 	}
-	u, err := url.Parse(*namenode)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		return usageError{fmt.Errorf("-namenode %q is not an http or https URL", *namenode)}
-	}
-	target := strings.TrimRight(u.String(), "/") + hiveserver.PickPath
-
 	ctx, cancel := context.WithTimeout(ctx, hiveserverPickTimeout)
 	defer cancel()
+	bases, err := serviceBases(ctx, *namenode)
+	if err != nil {
+		return err
+	}
+	return firstAnswer(bases, func(base string) error { return pickFrom(ctx, client, base, stdout) })
+}
+
+// pickFrom asks the service at base for a HiveServer and prints it.
+func pickFrom(ctx context.Context, client serviceClient, base string, stdout io.Writer) error {
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return usageError{fmt.Errorf("-namenode %q is not an http or https URL", base)}
+	}
+	target := strings.TrimRight(u.String(), "/") + hiveserver.PickPath
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
 		return fmt.Errorf("pick: %w", err)
 	}
 	resp, err := client.do(req)
 	if err != nil {
-		return fmt.Errorf("pick: %w", err)
+		return noAnswerError{fmt.Errorf("pick: %w", err)}
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))

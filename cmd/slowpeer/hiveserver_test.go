@@ -93,7 +93,7 @@ func TestHiveserverUsage(t *testing.T) {
 	if code, out, _ := runCLI("hiveserver", "pick", "-h"); code != 0 || out != "" {
 		t.Errorf("pick -h: exit %d, stdout %q", code, out)
 	}
-	if code, out, _ := runCLI("hiveserver", "help"); code != 0 || !strings.Contains(out, "pick -namenode URL") {
+	if code, out, _ := runCLI("hiveserver", "help"); code != 0 || !strings.Contains(out, "pick -namenode SERVICES") {
 		t.Errorf("hiveserver help: exit %d, stdout %q", code, out)
 	}
 }

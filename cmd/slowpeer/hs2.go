@@ -65,9 +65,12 @@ func (f *hs2Flags) watcher(log *slog.Logger, onChange func()) (*discovery.Watche
 }
 
 // publisher returns the publisher of the first HiveServers that eligible
-// returns, with what registration knows of them (the watchers'); nil
-// without -hs2-publish-namespace. Nothing runs before its Run.
-func (f *hs2Flags) publisher(log *slog.Logger, eligible func() []string, registration func(string) (discovery.Registration, bool)) (*discovery.Publisher, error) {
+// returns, with what registration knows of their registrations (the
+// watchers'); nil without -hs2-publish-namespace. With leading (the
+// leader's check of -registry) it writes only while leading says so, and
+// takes the namespace over from an earlier leader. Nothing runs before
+// its Run.
+func (f *hs2Flags) publisher(log *slog.Logger, eligible func() []string, registration func(string) (discovery.Registration, bool), leading func() bool) (*discovery.Publisher, error) {
 	if f.publishNS == "" {
 		return nil, nil
 	}
@@ -75,6 +78,7 @@ func (f *hs2Flags) publisher(log *slog.Logger, eligible func() []string, registr
 	cfg := discovery.DefaultPublisherConfig()
 	cfg.Servers, cfg.Namespace, cfg.Count = servers, f.publishNS, f.count
 	cfg.Eligible, cfg.Registration, cfg.Logger = eligible, registration, log
+	cfg.Leading, cfg.TakeOver = leading, leading != nil
 	p, err := discovery.NewPublisher(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("publish HiveServers: %w", err)

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/slowpeer/slowpeer/netlab"
 )
 
 // unit is how a key's value is written: what a bare number means and
@@ -32,6 +34,9 @@ const (
 	boolean
 	// text is a string taken as it is written, such as an address.
 	text
+	// rate is bits per second as tc writes them: 500mbit, 1gbit, 100mbps
+	// (bytes), or a bare number of bits (netlab.ParseRate).
+	rate
 )
 
 // key is one configuration key of a daemon whose Config is C: how its
@@ -93,6 +98,8 @@ func (k key[C]) set(cfg *C, v string) error {
 		n, err = k.parseDecimalMillis(v)
 	case count, byteSize:
 		n, err = k.parseNumber(v)
+	case rate:
+		n, err = k.parseRate(v)
 	default:
 		panic(fmt.Sprintf("BUG: key %s has no unit", k.name))
 	}
@@ -195,6 +202,9 @@ func (k key[C]) format(cfg *C) string {
 }
 
 func (k key[C]) formatNumber(n int64) string {
+	if k.unit == rate {
+		return netlab.FormatRate(uint64(n))
+	}
 	if k.unit == byteSize && n != 0 {
 		for i := len(binaryPrefixes) - 1; i >= 0; i-- {
 			if mult := int64(1) << (10 * (i + 1)); n%mult == 0 {
@@ -218,4 +228,15 @@ func formatDuration(d time.Duration) string {
 		}
 	}
 	panic("BUG: no time unit divides " + d.String())
+}
+
+func (k key[C]) parseRate(v string) (int64, error) {
+	bps, err := netlab.ParseRate(v)
+	if err != nil {
+		return 0, err
+	}
+	if int64(bps) < k.min || int64(bps) > k.max {
+		return 0, fmt.Errorf("%q is outside [%s, %s]", v, netlab.FormatRate(uint64(k.min)), netlab.FormatRate(uint64(k.max)))
+	}
+	return int64(bps), nil
 }

@@ -39,6 +39,8 @@ var datanodeKeys = keys[datanode.Config]{
 		field: func(c *datanode.Config) any { return &c.ProbePacketBytes }},
 	{name: datanode.ProbeMaxBytesPerSecondKey, unit: byteSize, min: 1, max: math.MaxInt64,
 		field: func(c *datanode.Config) any { return &c.ProbeMaxBytesPerSecond }},
+	{name: datanode.ProbeMinRateKey, unit: rate, min: 1, max: datanode.MaxProbeMinBitsPerSecond,
+		field: func(c *datanode.Config) any { return &c.ProbeMinBitsPerSecond }},
 	{name: datanode.ProbeTimeoutKey, unit: millis,
 		field: func(c *datanode.Config) any { return &c.ProbeTimeout }},
 	{name: datanode.ProbeMaxFailuresKey, unit: count, min: 0, max: math.MaxInt32,
@@ -84,6 +86,10 @@ var namenodeKeys = keys[namenode.Config]{
 		field: func(c *namenode.Config) any { return &c.MaxConnections }},
 	{name: namenode.HeaderReadTimeoutKey, unit: millis,
 		field: func(c *namenode.Config) any { return &c.HeaderReadTimeout }},
+	{name: namenode.SlowNodesFloorKey, unit: decimalMillis, min: 0, max: int64(24 * time.Hour),
+		field: func(c *namenode.Config) any { return &c.SlowNodesFloor }},
+	{name: namenode.TopologyFileKey, unit: text,
+		field: func(c *namenode.Config) any { return &c.TopologyFile }, note: "none"},
 }
 
 var hiveserverKeys = keys[hiveserver.Config]{
@@ -98,6 +104,8 @@ var hiveserverKeys = keys[hiveserver.Config]{
 	{name: hiveserver.RefreshIntervalKey, unit: millis,
 		field: func(c *hiveserver.Config) any { return &c.RefreshInterval },
 		note:  formatDuration(hiveserver.DefaultSharedRefreshInterval) + " with -store mysql:, else never"},
+	{name: hiveserver.RetentionKey, unit: millis,
+		field: func(c *hiveserver.Config) any { return &c.Retention }},
 }
 
 // datanodeConf reads the agent's keys from conf into cfg, whose fields

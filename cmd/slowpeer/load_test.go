@@ -24,7 +24,7 @@ var (
 	loadAgents         = flag.Int("load-agents", 500, "TestServiceLoad: simulated DataNodes")
 	loadDuration       = flag.Duration("load-duration", 20*time.Second, "TestServiceLoad: how long the agents run")
 	loadReportInterval = flag.Duration("load-report-interval", 6*time.Second, "TestServiceLoad: dfs.datanode.outliers.report.interval of the agents and the service")
-	loadPeerLatencies  = flag.Bool("load-peer-latencies", false, "TestServiceLoad: the reports carry peerLatencies")
+	loadPeerLatencies  = flag.Bool("load-peer-latencies", true, "TestServiceLoad: the reports carry peerLatencies (false: slowPeers only)")
 	loadServiceArgs    = flag.String("load-service-args", "", "TestServiceLoad: more arguments of the service, space-separated (-D key=value ...)")
 	loadDashboard      = flag.Bool("load-dashboard", true, "TestServiceLoad: read the dashboard too (its page, and its live events)")
 	loadBinary         = flag.String("load-binary", "", "TestServiceLoad: the slowpeer binary to run (default: build one)")

@@ -30,20 +30,6 @@ const (
 	loadSamples = 1840
 )
 
-// loadPeerLatency is one entry of the heartbeat's peerLatencies field
-// (DESIGN.md, "Heartbeat body"): what a node measured of one peer.
-type loadPeerLatency struct {
-	Node      string  `json:"node"`
-	LatencyMs float64 `json:"latencyMs"`
-	Samples   int     `json:"samples"`
-}
-
-// loadHeartbeat is a heartbeat with the optional peerLatencies field.
-type loadHeartbeat struct {
-	reports.Heartbeat
-	PeerLatencies []loadPeerLatency `json:"peerLatencies,omitempty"`
-}
-
 // loadCluster is the made-up cluster. Node i is in rack i/loadRackSize.
 type loadCluster struct {
 	nodes []string // "host:port" of each node
@@ -76,7 +62,7 @@ func newLoadCluster(n int, seed uint64, reportInterval time.Duration, peerLatenc
 	}
 	det := outlier.New(outlier.DefaultMinResources, outlier.DefaultLowThreshold)
 	for i := range c.nodes {
-		hb := loadHeartbeat{Heartbeat: reports.Heartbeat{Node: c.nodes[i], HTTPAddress: c.httpAddress(i)}}
+		hb := reports.Heartbeat{Node: c.nodes[i], HTTPAddress: c.httpAddress(i)}
 		c.plain[i] = mustJSON(hb)
 		var samples []outlier.Sample
 		for _, p := range c.peersOf(rng, i) {
@@ -85,8 +71,8 @@ func newLoadCluster(n int, seed uint64, reportInterval time.Duration, peerLatenc
 				ms = 30 + rng.Float64()*30
 			}
 			samples = append(samples, outlier.Sample{Name: c.nodes[p], LatencyMs: ms})
-			hb.PeerLatencies = append(hb.PeerLatencies, loadPeerLatency{Node: c.nodes[p], LatencyMs: ms,
-				Samples: loadSamples + rng.IntN(200)})
+			hb.PeerLatencies = append(hb.PeerLatencies, reports.PeerLatency{Node: c.nodes[p], LatencyMs: ms,
+				Samples: int64(loadSamples + rng.IntN(200))})
 		}
 		if !peerLatencies {
 			hb.PeerLatencies = nil

@@ -10,6 +10,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/slowpeer/slowpeer/dashboard"
 	"github.com/slowpeer/slowpeer/discovery"
 	"github.com/slowpeer/slowpeer/hiveserver"
 	"github.com/slowpeer/slowpeer/namenode"
@@ -17,6 +18,7 @@ import (
 
 const namenodeSynopsis = "-listen ADDR [-conf DIR] [-D key=value]... [-store DSN] [-hiveservers H:P,...] [-auth-token-file F]" +
 	" [-auth-reads] [-tls-cert F -tls-key F [-tls-client-ca F]]" +
+	" [-registry zk://H:P[,H:P]/ROOT | etcd://H:P[,H:P]/ROOT -advertise HOST:PORT]" +
 	" [-hs2-zookeeper H:P[,H:P] [-hs2-namespace NAME] [-hs2-publish-namespace NAME [-hs2-publish-count K]]]" +
 	" [-kyuubi-etcd etcd://H:P[,H:P]/NAMESPACE] [-replicas URL,...] [-state-file F]"
 
@@ -32,6 +34,7 @@ type namenodeFlags struct {
 	hs2         hs2Flags
 	state       stateFlags
 	kyuubi      kyuubiFlags
+	registry    registryFlags
 }
 
 func (f *namenodeFlags) register(fs *flag.FlagSet) {
@@ -45,15 +48,21 @@ func (f *namenodeFlags) register(fs *flag.FlagSet) {
 	f.hs2.register(fs)
 	f.state.register(fs)
 	f.kyuubi.register(fs)
-	f.conf.register(fs, namenodeKeys.defaults(namenode.DefaultConfig()), hiveserverKeys.defaults(hiveserver.DefaultConfig()))
+	f.registry.register(fs)
+	f.conf.register(fs, namenodeKeys.defaults(namenode.DefaultConfig()), hiveserverKeys.defaults(hiveserver.DefaultConfig()),
+		registryKeys.defaults(discovery.DefaultReplicaConfig()))
 }
 
 // runNamenode runs the NameNode-side service until ctx ends (SIGINT or
 // SIGTERM), then lets in-flight requests finish (at most
 // namenode.DefaultShutdownTimeout) and returns. Its components run in one
-// group: the HTTP service, and with the ZooKeeper flags the watcher of
-// HiveServer2's registrations and the publisher; the picker and its store
-// are closed after all of them have stopped.
+// group: the HTTP service, with -registry the replica's registration
+// and election, with the ZooKeeper flags the watcher of HiveServer2's
+// registrations, and the leader's work (the publisher, the store's
+// pruning), run by the replica while it leads; the picker and its store
+// are closed after all of them have stopped. A replica whose registration
+// is deleted by hand stops this way: it serves no new request, lets those
+// in flight finish, and exits 0.
 func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("namenode", namenodeSynopsis, stderr)
 	var f namenodeFlags
@@ -72,20 +81,42 @@ func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	cfg.TLS = tlsCfg
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	cfg.Logger = log
-	srv, err := namenode.New(cfg)
-	if err != nil {
-		return usageError{err}
-	}
-	// Listen first: a taken port fails before the store is opened.
+	// Listen first: a taken port fails before the store is opened, and
+	// -listen :0 gives the address to register.
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
+	var work *leaderWork // set before anything runs
+	scheme := "http"
+	if cfg.TLS != nil {
+		scheme = "https"
+	}
+	replica, self, err := f.replica(ln, scheme, conf, log, func(ctx context.Context) error { return work.run(ctx) })
+	if err != nil {
+		ln.Close()
+		return usageError{err}
+	}
+	if replica != nil {
+		cfg.State = replica.State
+	}
+	srv, err := namenode.New(cfg)
+	if err != nil {
+		ln.Close()
+		return usageError{err}
+	}
+	mountCluster(srv, replica, self)
 	g := newGroup(log)
-	// Before it answers: what the other replicas know, else the file.
-	peers, _ := f.state.peers() // checked
-	startState(ctx, g, srv, &f.state, f.store, func() []string { return peers })
-	picker, err := namenodeComponents(ctx, g, &f, conf, srv, log)
+	// Before it answers: what the other replicas know (-replicas, and
+	// those registered with -registry), else the file.
+	startState(ctx, g, srv, &f.state, f.store, func() []string {
+		peers, _ := f.state.peers() // checked
+		if u, _ := f.registry.check(); replica != nil {
+			peers = append(peers, registeredPeers(ctx, u, self, log)...)
+		}
+		return peers
+	})
+	picker, work, err := namenodeComponents(ctx, g, &f, conf, srv, replica, log)
 	if err != nil {
 		ln.Close()
 		return g.Stop(err)
@@ -93,6 +124,12 @@ func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	// SIGHUP re-reads the TLS files, if any; it never ends the service
 	// (systemctl reload sends it).
 	g.Go("TLS reload on SIGHUP", newHangup(log, reload).run)
+	if replica == nil {
+		g.Go("leader work", work.run)
+	} else {
+		work.leading = replica.Leading
+		g.Go("registry", replica.Run)
+	}
 	// The picker commits until the HTTP service has let in-flight hook
 	// events finish: a 200 means the event is stored.
 	g.Go("http service and hiveserver picker", func(ctx context.Context) error {
@@ -101,23 +138,46 @@ func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	return g.Run(ctx)
 }
 
+// replica returns the registration of -registry (nil without it) and
+// the address this service goes by; scheme is how it serves (http or
+// https, as its registered name says).
+func (f *namenodeFlags) replica(ln net.Listener, scheme string, conf hadoopConf, log *slog.Logger, lead func(context.Context) error) (*discovery.Replica, string, error) {
+	u, _ := f.registry.check() // checked by config
+	if u.Kind == "" {
+		return nil, ln.Addr().String(), nil
+	}
+	self, err := f.registry.advertised(ln)
+	if err != nil {
+		return nil, "", err
+	}
+	cfg, err := replicaConfig(u, self, scheme, conf, log)
+	if err != nil {
+		return nil, "", err
+	}
+	cfg.Lead = lead
+	r, err := discovery.NewReplica(cfg)
+	return r, self, err
+}
+
 // namenodeComponents adds to g what serves beside srv: the HiveServer
-// picker (and its store) and the dashboard mounted on srv, and the watcher
-// and publisher of the ZooKeeper flags.
-func namenodeComponents(ctx context.Context, g *group, f *namenodeFlags, conf hadoopConf, srv *namenode.Server, log *slog.Logger) (*hiveserver.Picker, error) {
-	var pub *discovery.Publisher // set before anything runs
-	notify := func() {
-		if pub != nil {
-			pub.Notify()
+// picker (and its store) and the dashboard mounted on srv, and the
+// watchers of the ZooKeeper and etcd flags. It returns the picker and the
+// leader's work (the publisher, the store's pruning), which the caller
+// runs.
+func namenodeComponents(ctx context.Context, g *group, f *namenodeFlags, conf hadoopConf, srv *namenode.Server, replica *discovery.Replica, log *slog.Logger) (*hiveserver.Picker, *leaderWork, error) {
+	var notify func() // set before anything runs
+	changed := func() {
+		if notify != nil {
+			notify()
 		}
 	}
-	w, err := f.hs2.watcher(log, notify)
+	w, err := f.hs2.watcher(log, changed)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	ew, err := f.kyuubi.watcher(log, notify)
+	ew, err := f.kyuubi.watcher(log, changed)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var sources []hiveserver.Source
 	if w != nil {
@@ -146,29 +206,27 @@ func namenodeComponents(ctx context.Context, g *group, f *namenodeFlags, conf ha
 	knownOnly := srv.Config().AuthToken == ""
 	picker, store, err := openHiveserver(ctx, f.store, f.hiveservers, sources, knownOnly, conf, log)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	g.Cleanup("hive event store", store.Close)
 	mountPicker(srv, picker, time.Now)
-	dash := mountDashboard(srv, &dashboardSource{srv: srv, picker: picker}, time.Now)
-	g.Go("dashboard", dash.Run)
-	eligible := func() []string {
-		now := time.Now()
-		return picker.Ranked(now, srv.SlowHosts(now))
-	}
-	if pub, err = f.hs2.publisher(log, eligible, registration); err != nil || pub == nil {
-		return picker, err
-	}
-	g.Go("hiveserver2 publisher", func(ctx context.Context) error {
-		err := pub.Run(ctx)
-		if err != nil && ctx.Err() != nil {
-			// Stopping: the znodes go with the session anyway.
-			log.Warn("unpublish HiveServers", slog.Any("err", err))
-			return nil
+	src := &dashboardSource{srv: srv, picker: picker}
+	if replica != nil {
+		src.cluster = func(time.Time) *dashboard.Cluster {
+			c := replica.Cluster()
+			return &dashboard.Cluster{Self: c.Self, Leader: c.Leader, Replicas: c.Replicas, Registry: c.Registry}
 		}
-		return err
-	})
-	return picker, nil
+	}
+	dash := mountDashboard(srv, src, time.Now)
+	g.Go("dashboard", dash.Run)
+	pcfg, _ := hiveserverConfig(f.store, f.hiveservers, conf) // read by openHiveserver
+	work := &leaderWork{hs2: &f.hs2, registration: registration, store: store, retention: pcfg.Retention, log: log,
+		eligible: func() []string {
+			now := time.Now()
+			return picker.Ranked(now, srv.SlowHosts(now))
+		}}
+	notify = work.notify
+	return picker, work, nil
 }
 
 // config assembles the service's Config from the flags and the Hadoop
@@ -192,11 +250,17 @@ func (f *namenodeFlags) config() (namenode.Config, hadoopConf, error) {
 	if err := f.kyuubi.check(); err != nil {
 		return cfg, nil, err
 	}
+	if _, err := f.registry.check(); err != nil {
+		return cfg, nil, err
+	}
 	conf, err := f.conf.load()
 	if err != nil {
 		return cfg, nil, err
 	}
 	if err := namenodeConf(conf, &cfg); err != nil {
+		return cfg, nil, err
+	}
+	if err := readTopology(&cfg); err != nil {
 		return cfg, nil, err
 	}
 	if f.tokenFile != "" {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/slowpeer/slowpeer/datanode"
+	"github.com/slowpeer/slowpeer/discovery"
 	"github.com/slowpeer/slowpeer/hiveserver"
 	"github.com/slowpeer/slowpeer/namenode"
 )
@@ -76,6 +77,7 @@ func TestReadmeKeys(t *testing.T) {
 		datanodeKeys.defaults(datanode.DefaultConfig()),
 		namenodeKeys.defaults(namenode.DefaultConfig()),
 		hiveserverKeys.defaults(hiveserver.DefaultConfig()),
+		registryKeys.defaults(discovery.DefaultReplicaConfig()),
 	} {
 		for _, d := range ds {
 			want[d.name] = d.value

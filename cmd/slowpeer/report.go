@@ -19,7 +19,7 @@ import (
 	"github.com/slowpeer/slowpeer/reports"
 )
 
-const reportSynopsis = "-namenode URL [-top N] [-json] [-tls-ca F [-tls-cert F -tls-key F]] [-auth-token-file F]"
+const reportSynopsis = "-namenode SERVICES|HADOOP-NAMENODE-URL [-top N] [-json] [-tls-ca F [-tls-cert F -tls-key F]] [-auth-token-file F]"
 
 // reportTimeout bounds all the requests of "report".
 const reportTimeout = 30 * time.Second
@@ -37,7 +37,7 @@ const maxReportBytes = 256 << 20
 // bad answer is an error and prints nothing.
 func runReport(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("report", reportSynopsis, stderr)
-	base := fs.String("namenode", "", "base `URL` of the NameNode-side service or of a Hadoop NameNode's HTTP port, e.g. http://nn1:9870 (required)")
+	base := fs.String("namenode", "", "base `URL` of the NameNode-side service or of a Hadoop NameNode's HTTP port, e.g. http://nn1:9870, or a registry zk://H:P/ROOT or etcd://H:P/ROOT whose first replica that answers is asked (required)")
 	top := fs.Int("top", 0, "show the top `N` slow nodes (default: the service's dfs.datanode.max.nodes.to.report)")
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
 	var cf clientFlags
@@ -51,30 +51,49 @@ func runReport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	}
 	topSet := false
 	fs.Visit(func(f *flag.Flag) { topSet = topSet || f.Name == "top" })
-	target, err := reportURL(*base, *top, topSet)
-	if err != nil {
-		return usageError{err}
+	if *base == "" {
+		return usageError{errors.New("-namenode URL is required")}
 	}
 	ctx, cancel := context.WithTimeout(ctx, reportTimeout)
 	defer cancel()
+	bases, err := serviceBases(ctx, *base)
+	if err != nil {
+		return err
+	}
+	return firstAnswer(bases, func(base string) error {
+		return reportFrom(ctx, client, base, *top, topSet, *asJSON, stdout)
+	})
+}
+
+// reportFrom prints the report of the service (or Hadoop NameNode) at
+// base.
+func reportFrom(ctx context.Context, client serviceClient, base string, top int, topSet, asJSON bool, stdout io.Writer) error {
+	target, err := reportURL(base, top, topSet)
+	if err != nil {
+		return usageError{err}
+	}
 	body, nodes, err := fetchReport(ctx, client, target)
 	if errors.Is(err, errNoSlowPeers) {
 		// A Hadoop NameNode: the report is an attribute of its /jmx.
 		path, _, _ := strings.Cut(target, "?") // -namenode has no query
 		root := strings.TrimSuffix(path, namenode.SlowPeersPath)
 		if !topSet {
-			*top = 0
+			top = 0
 		}
-		return reportHadoop(ctx, client, root, target, *top, *asJSON, stdout)
+		return reportHadoop(ctx, client, root, target, top, asJSON, stdout)
 	}
 	if err != nil {
 		return err
 	}
-	if *asJSON {
+	if asJSON {
 		_, err = fmt.Fprintf(stdout, "%s\n", bytes.TrimSpace(body))
 		return err
 	}
-	return writeReportTable(stdout, fromService(nodes))
+	if err := writeReportTable(stdout, fromService(nodes)); err != nil {
+		return err
+	}
+	path, _, _ := strings.Cut(target, "?")
+	return writeServiceDiagnosis(ctx, client, stdout, strings.TrimSuffix(path, namenode.SlowPeersPath))
 }
 
 // reportURL checks -namenode and -top and returns the /slowpeers URL;
@@ -148,7 +167,7 @@ func (c serviceClient) get(ctx context.Context, target string, limit int) ([]byt
 	}
 	resp, err := c.do(req)
 	if err != nil {
-		return nil, 0, fmt.Errorf("report: %w", err)
+		return nil, 0, noAnswerError{fmt.Errorf("report: %w", err)}
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(limit)+1))

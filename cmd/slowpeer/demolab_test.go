@@ -1,0 +1,108 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/slowpeer/slowpeer/internal/testenv"
+	"github.com/slowpeer/slowpeer/netlab"
+)
+
+// labDemo runs "demo -json" with args in the network lab and returns its
+// result. Without root or iproute2 the test is skipped (it fails under
+// SLOWPEER_REQUIRE_SERVICES=1). It checks that the demo left no
+// namespace behind.
+func labDemo(t *testing.T, args ...string) demoResult {
+	t.Helper()
+	if err := netlab.Check(); err != nil {
+		testenv.Missing(t, err.Error())
+	}
+	out := runDemoTest(t, "never printed", 90*time.Second, append([]string{"-json", "-datanodes", "8"}, args...)...)
+	var r demoResult
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		t.Fatalf("demo %v: %q is not the result object: %v", args, out, err)
+	}
+	entries, _ := os.ReadDir("/var/run/netns")
+	for _, e := range entries {
+		if pid, ok := owner(e.Name()); ok && pid == os.Getpid() {
+			t.Errorf("namespace %s left behind", e.Name())
+		}
+	}
+	return r
+}
+
+// owner returns the pid in a lab namespace's name ("splab-PID-ROLE").
+func owner(name string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, netlab.Prefix)
+	if !ok {
+		return 0, false
+	}
+	pid, _, _ := strings.Cut(rest, "-")
+	n := 0
+	for _, c := range pid {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, pid != ""
+}
+
+// TestDemoLabFaults: each kernel-made fault is found, within the minute
+// of -json, and classified as what it is; nothing else is reported.
+func TestDemoLabFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a cluster in network namespaces for about 10 s a fault")
+	}
+	for fault, kind := range map[string]string{
+		"send-rate=20mbit":    "outbound",
+		"receive-rate=20mbit": "inbound",
+		"link-rate=20mbit":    "both",
+		"pair-rate=20mbit":    "link", // found only as the link between the slow node and its peer
+	} {
+		t.Run(fault, func(t *testing.T) {
+			r := labDemo(t, "-fault", fault, "-slow", "2")
+			b, _ := json.Marshal(r)
+			t.Logf("%s: %s", fault, b)
+			if r.Injected == nil || r.Injected.Fault != fault || r.Injected.Node != "10.213.0.13:9866" {
+				t.Fatalf("injected %+v, want %s on agent 2 (10.213.0.13:9866)", r.Injected, fault)
+			}
+			if !r.Found || r.Kind == nil || *r.Kind != kind || r.TimeToDetectSeconds == nil {
+				t.Fatalf("result %+v: want found as %s", r, kind)
+			}
+			if len(r.FalsePositives) > 0 {
+				t.Errorf("false positives %q", r.FalsePositives)
+			}
+		})
+	}
+}
+
+// TestDemoLabHealthy: agents in namespaces without a fault report nobody.
+func TestDemoLabHealthy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a cluster in network namespaces for 20 s")
+	}
+	r := labDemo(t, "-lab", "-fault", "none", "-duration", "20s")
+	if r.Injected != nil || r.Found || r.Kind != nil || len(r.FalsePositives) > 0 {
+		t.Fatalf("healthy lab: %+v, want nobody reported", r)
+	}
+}
+
+// TestDemoLabNeedsRoot: without what a lab needs, the demo says so and
+// starts nothing.
+func TestDemoLabNeedsRoot(t *testing.T) {
+	err := netlab.Check()
+	if err == nil {
+		t.Skip("netlab works here; the message is tested where it does not")
+	}
+	var stdout, stderr strings.Builder
+	code := run(t.Context(), []string{"demo", "-fault", "send-rate=20mbit"}, strings.NewReader(""), &stdout, &stderr)
+	if code == 0 || !strings.Contains(stderr.String(), "demo -fault send-rate=20mbit: netlab:") {
+		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+}

@@ -1,0 +1,156 @@
+package datanode
+
+import (
+	"context"
+	"net"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestProbeFloor(t *testing.T) {
+	f := func(packetBytes int, bps int64, want time.Duration) {
+		t.Helper()
+		c := DefaultConfig()
+		c.ProbePacketBytes, c.ProbeMinBitsPerSecond = packetBytes, bps
+		if got := c.ProbeFloor(); got != want {
+			t.Errorf("ProbeFloor(%d B at %d bit/s) = %v, want %v", packetBytes, bps, got, want)
+		}
+	}
+	f(64<<10, DefaultProbeMinBitsPerSecond, 1048576*time.Nanosecond) // 1.05 ms
+	f(16<<10, DefaultProbeMinBitsPerSecond, 262144*time.Nanosecond)  // 0.26 ms
+	f(16<<10, 100_000_000, 1310720*time.Nanosecond)
+	if got := DefaultConfig().ProbeFloor(); got != 1048576*time.Nanosecond {
+		t.Errorf("default ProbeFloor %v", got)
+	}
+
+	// Probes are judged by the floor; a Hadoop DataNode's averages by
+	// Hadoop's dfs.datanode.slowpeer.low.threshold.ms.
+	c := DefaultConfig()
+	if got := probeMetricsConfig(c).LowThreshold; got != c.ProbeFloor() {
+		t.Errorf("probes: low threshold %v, want the probe floor %v", got, c.ProbeFloor())
+	}
+	c.HadoopJMX = "http://dn:9864/jmx"
+	if got := probeMetricsConfig(c).LowThreshold; got != DefaultLowThreshold {
+		t.Errorf("hadoop-jmx: low threshold %v, want %v", got, DefaultLowThreshold)
+	}
+	c = DefaultConfig()
+	c.ID, c.NameNodes = "h:1", []string{"http://nn:9871"}
+	for _, bad := range []int64{0, -1, MaxProbeMinBitsPerSecond + 1} {
+		c.ProbeMinBitsPerSecond = bad
+		if err := c.Validate(); err == nil {
+			t.Errorf("Validate accepts %s %d", ProbeMinRateKey, bad)
+		}
+	}
+}
+
+// A packet that waited alone counts at most clipFactor × its block's
+// median; a block that is slow as a whole counts as it is; the block's
+// median is kept for peerLatencies.
+func TestBlockTimesClip(t *testing.T) {
+	m := NewPeerMetrics(testMetricsConfig(0, 1))
+	var c counters
+	now := time.Now()
+	b := timeBlock(m, &c, "p:1")
+	for i := range 8 {
+		d := time.Millisecond
+		if i == 5 {
+			d = 100 * time.Millisecond // a goroutine not scheduled for 99 ms
+		}
+		b.add(now, d)
+	}
+	b.flush()
+	slow := timeBlock(m, &c, "q:1")
+	for range 8 {
+		slow.add(now, 40*time.Millisecond)
+	}
+	slow.flush()
+	slow.flush() // nothing left: records nothing twice
+	got := m.Latencies(now)
+	if len(got) != 2 || got[0].Key != "p:1" || !near(got[0].Mean, 10.0/8) || got[0].Count != 8 ||
+		got[1].Key != "q:1" || !near(got[1].Mean, 40) || got[1].Count != 8 {
+		t.Fatalf("latencies %+v, want p:1 at 1.25 ms (7 × 1 + 3) and q:1 at 40 ms, 8 samples each", got)
+	}
+	if n := c.latenciesRecorded.Load(); n != 16 {
+		t.Fatalf("%d latencies counted, want 16", n)
+	}
+	d := m.Detect(now)
+	want := map[string]float64{"p:1": 1, "q:1": 40}
+	if len(d.PeerLatencies) != 2 {
+		t.Fatalf("peerLatencies %+v", d.PeerLatencies)
+	}
+	for _, p := range d.PeerLatencies {
+		if !near(p.LatencyMs, want[p.Node]) || p.Samples != 8 {
+			t.Errorf("peerLatencies entry %+v, want %v ms (the block median) and 8 samples", p, want[p.Node])
+		}
+	}
+}
+
+func TestBlockMediansKeepsTheLatest(t *testing.T) {
+	var b blockMedians
+	for i := range recentBlocks + 10 {
+		b.add("p:1", float64(i))
+	}
+	got, ok := b.median("p:1", nil)
+	if !ok || got != float64(10+recentBlocks-1+10)/2 {
+		t.Fatalf("median %v %v, want that of the latest %d", got, ok, recentBlocks)
+	}
+	if _, ok := b.median("q:1", nil); ok {
+		t.Fatal("median of a peer never seen")
+	}
+}
+
+// Agents dial their peers through Config.Dial and send what they
+// measured of every peer with their reports.
+func TestAgentSendsPeerLatencies(t *testing.T) {
+	const n = 4
+	svc := newFakeService(t, false)
+	lns, ids := loopbackListeners(t, n)
+	var dials atomic.Int64
+	for i := range n {
+		cfg := DefaultConfig()
+		cfg.ID, cfg.NameNodes, cfg.DataListener, cfg.Peers = ids[i], []string{svc.srv.URL}, lns[i], ids
+		cfg.HeartbeatInterval, cfg.ReportInterval = 100*time.Millisecond, 300*time.Millisecond
+		cfg.MinOutlierDetectionSamples, cfg.MinOutlierDetectionNodes = 10, 3
+		cfg.ProbeInterval, cfg.ProbePackets, cfg.ProbePacketBytes = 20*time.Millisecond, 4, 4096
+		cfg.Dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			dials.Add(1)
+			var d net.Dialer
+			return d.DialContext(ctx, network, addr)
+		}
+		a, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		startAgent(t, a)
+	}
+	complete := func() bool {
+		for _, hb := range svc.Beats() {
+			if hb.Node != ids[0] || len(hb.PeerLatencies) != n-1 {
+				continue
+			}
+			var peers []string
+			for _, p := range hb.PeerLatencies {
+				if p.Samples <= 10 || p.LatencyMs <= 0 {
+					return false
+				}
+				peers = append(peers, p.Node)
+			}
+			slices.Sort(peers)
+			want := slices.Clone(ids[1:])
+			slices.Sort(want)
+			return slices.Equal(peers, want) && hb.HasReport()
+		}
+		return false
+	}
+	waitFor(t, 30*time.Second, "a report with the latencies of every peer", complete, svc)
+	if dials.Load() == 0 {
+		t.Fatal("Config.Dial was never used")
+	}
+	for _, hb := range svc.Beats() {
+		if !hb.HasReport() && hb.PeerLatencies != nil {
+			t.Fatalf("peerLatencies on a heartbeat without a report: %+v", hb)
+		}
+	}
+}
