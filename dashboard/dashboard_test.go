@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -207,5 +208,25 @@ func TestDashboardAssetsStayLocal(t *testing.T) {
 		if m := regexp.MustCompile(`(?i)(https?:)?//[a-z0-9.-]+\.[a-z]{2,}/`).Find(b); m != nil {
 			t.Fatalf("%s loads from elsewhere: %s", name, m)
 		}
+	}
+}
+
+// TestDashboardBoundsDataNodeRows: a large cluster's page lists
+// MaxDataNodeRows DataNodes, the dead ones first, and counts them all.
+func TestDashboardBoundsDataNodeRows(t *testing.T) {
+	v := View{}
+	for i := range MaxDataNodeRows + 100 {
+		v.DataNodes = append(v.DataNodes, DataNode{Node: fmt.Sprintf("10.0.%d.%d:9866", i/200, i%200), State: Live, LastHeartbeat: t0})
+	}
+	v.DataNodes = append(v.DataNodes, DataNode{Node: "10.9.9.9:9866", State: Dead, LastHeartbeat: t0.Add(-time.Hour)})
+	d := New(SourceFunc(func(time.Time) View { return v }), Config{Now: func() time.Time { return t0 }})
+	body := get(t, d, "GET", "/ui/").Body.String()
+	contains(t, body, fmt.Sprintf("%d DataNodes: %d live, 0 stale, 1 dead; dead and stale first; 101 more not listed",
+		MaxDataNodeRows+101, MaxDataNodeRows+100))
+	if rows := strings.Count(body, `<tr class="`); rows != MaxDataNodeRows {
+		t.Fatalf("%d DataNode rows, want %d", rows, MaxDataNodeRows)
+	}
+	if first := strings.Index(body, `<tr class="`); !strings.HasPrefix(body[first:], `<tr class="dead"><th scope="row">10.9.9.9:9866`) {
+		t.Fatalf("the first row is not the dead node: %.120s", body[first:])
 	}
 }

@@ -29,8 +29,13 @@ type page struct {
 	Slow      []slowRow
 	Diagnosis *Diagnosis
 	Heatmap   heatmap
-	DataNodes []DataNode
-	// Live, Stale and Dead count DataNodes by state.
+	// DataNodes are the first MaxDataNodeRows DataNodes, dead and stale
+	// first; MoreDataNodes counts the others.
+	DataNodes     []DataNode
+	MoreDataNodes int
+	// AllDataNodes counts every DataNode; Live, Stale and Dead count them
+	// by state.
+	AllDataNodes      int
 	Live, Stale, Dead int
 	Hive              *HiveServers
 	Cluster           *Cluster
@@ -86,8 +91,18 @@ func newPage(now time.Time, v View) page {
 			p.Dead++
 		}
 	}
+	p.AllDataNodes = len(p.DataNodes)
+	if len(p.DataNodes) > MaxDataNodeRows {
+		p.MoreDataNodes = len(p.DataNodes) - MaxDataNodeRows
+		p.DataNodes = p.DataNodes[:MaxDataNodeRows]
+	}
 	return p
 }
+
+// MaxDataNodeRows bounds the rows of the DataNode table: the dead and
+// stale nodes come first, and a page of 10 000 rows (1.7 MB, rendered in
+// a quarter of a second, every 2 s for each open page) shows no more.
+const MaxDataNodeRows = 500
 
 // maxReporterNames is how many reporters the slow-node table names.
 const maxReporterNames = 8

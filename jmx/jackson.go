@@ -89,6 +89,11 @@ func closer(open byte) byte {
 	return ']'
 }
 
+// AppendString appends s to dst as a JSON string, escaped as Jackson
+// escapes it (as MarshalJackson writes strings), for writers that build
+// a large document without reflection.
+func AppendString(dst []byte, s string) []byte { return appendJacksonString(dst, s) }
+
 // appendJacksonString appends s as a JSON string with Jackson's escapes
 // (CharTypes.sOutputEscapes128): only '"', '\\' and the control
 // characters.

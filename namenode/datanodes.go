@@ -96,6 +96,27 @@ func (t *DataNodes) Heartbeat(now time.Time, node string) (revived bool, err err
 	return revived, nil
 }
 
+// Refresh records a heartbeat from node at now, with the HTTP address it
+// announced ("" for none), if the table knows node; it reports whether
+// node was dead before, and whether the table knows it (when it does
+// not, nothing changes: register it with Heartbeat). It is Heartbeat and
+// SetHTTPAddress of a known node in one step.
+func (t *DataNodes) Refresh(now time.Time, node, httpAddr string) (revived, known bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n, ok := t.nodes[node]
+	if !ok {
+		return false, false
+	}
+	revived = t.isDead(now, n.last)
+	if now.After(n.last) {
+		n.last = now
+	}
+	n.reportedDead = false
+	n.httpAddr = httpAddr
+	return revived, true
+}
+
 // Admits reports whether a heartbeat from node would be registered: the
 // node is known, or the table has room.
 func (t *DataNodes) Admits(node string) bool {

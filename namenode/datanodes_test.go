@@ -135,3 +135,33 @@ func BenchmarkDataNodesHeartbeat(b *testing.B) {
 		i++
 	}
 }
+
+// TestDataNodesRefresh: Refresh changes a known node as Heartbeat and
+// SetHTTPAddress do, and leaves an unknown one unknown.
+func TestDataNodesRefresh(t *testing.T) {
+	t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	d := NewDataNodes(time.Minute, 1)
+	if revived, known := d.Refresh(t0, "a:1", "a:2"); revived || known || d.Len() != 0 {
+		t.Fatalf("unknown node: revived %v, known %v, %d nodes", revived, known, d.Len())
+	}
+	d.Heartbeat(t0, "a:1")
+	f := func(at time.Time, addr string, wantRevived bool, wantLast time.Time) {
+		t.Helper()
+		revived, known := d.Refresh(at, "a:1", addr)
+		got := d.List(at)
+		want := []DataNode{{Node: "a:1", State: Live, LastHeartbeat: wantLast, HTTPAddress: addr}}
+		if revived != wantRevived || !known || !reflect.DeepEqual(got, want) {
+			t.Fatalf("Refresh at %v: revived %v, known %v, table %v; want revived %v, %v", at, revived, known, got, wantRevived, want)
+		}
+	}
+	f(t0.Add(time.Second), "a:2", false, t0.Add(time.Second))
+	f(t0, "", false, t0.Add(time.Second)) // late: last stays, the address goes
+	f(t0.Add(2*time.Minute), "a:3", true, t0.Add(2*time.Minute))
+	if died := d.Check(t0.Add(4 * time.Minute)); !slices.Equal(died, []string{"a:1"}) {
+		t.Fatalf("Check = %v", died)
+	}
+	d.Refresh(t0.Add(5*time.Minute), "a:1", "")
+	if died := d.Check(t0.Add(7 * time.Minute)); !slices.Equal(died, []string{"a:1"}) {
+		t.Fatalf("Check after a refresh = %v, want a:1 reported dead again", died)
+	}
+}

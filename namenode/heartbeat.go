@@ -118,6 +118,15 @@ func (s *Server) heartbeat(c *gin.Context) {
 // when a limit would be passed, does neither and returns a *RejectError
 // naming the limit's key.
 func (s *Server) apply(now time.Time, hb reports.Heartbeat) (revived bool, err error) {
+	// Most heartbeats carry no report and come from a known node: they
+	// change its row only, in one step of the table, with no limit to
+	// check; s.ingest, which every other heartbeat waits for, is not
+	// taken (at 10 000 agents, thousands of them queued behind it).
+	if !hb.HasReport() {
+		if revived, known := s.nodes.Refresh(now, hb.Node, hb.HTTPAddress); known {
+			return revived, nil
+		}
+	}
 	s.ingest.Lock()
 	defer s.ingest.Unlock()
 	if !s.nodes.Admits(hb.Node) {

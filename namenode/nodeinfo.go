@@ -2,6 +2,7 @@ package namenode
 
 import (
 	"net"
+	"strconv"
 	"time"
 
 	"github.com/slowpeer/slowpeer/jmx"
@@ -34,60 +35,71 @@ const unknownVersion = "UNKNOWN"
 //   - version: "UNKNOWN" (see unknownVersion).
 //
 // Capacities, blocks and volume failures are not the service's to know
-// and are left out. nodes must be rows of DataNodes.List at now.
+// and are left out. nodes must be rows of DataNodes.List at now (sorted
+// by id). It writes, without reflection, what jmx.MarshalJackson writes
+// of the map of maps (keys sorted, compact): at 10 000 nodes that took
+// 50 ms and 20 MB per /jmx.
 func liveNodesJSON(now time.Time, nodes []DataNode) string {
-	info := map[string]map[string]any{}
+	b := make([]byte, 0, 64+len(nodes)*190)
+	b = append(b, '{')
 	for _, n := range nodes {
 		if n.State != Live {
 			continue
 		}
-		m := map[string]any{
-			"xferaddr":    n.Node,
-			"lastContact": lastContactSeconds(now, n.LastHeartbeat),
-			"adminState":  adminInService,
-			"version":     unknownVersion,
-		}
+		b = nodeKey(b, n.Node)
+		b = append(b, `{"adminState":`...)
+		b = jmx.AppendString(b, adminInService)
 		if host, _, err := net.SplitHostPort(n.HTTPAddress); err == nil {
-			m["infoAddr"] = n.HTTPAddress
-			m["infoSecureAddr"] = net.JoinHostPort(host, "0")
+			b = append(b, `,"infoAddr":`...)
+			b = jmx.AppendString(b, n.HTTPAddress)
+			b = append(b, `,"infoSecureAddr":`...)
+			b = jmx.AppendString(b, net.JoinHostPort(host, "0"))
 		}
-		info[n.Node] = m
+		b = append(b, `,"lastContact":`...)
+		b = strconv.AppendInt(b, lastContactSeconds(now, n.LastHeartbeat), 10)
+		b = append(b, `,"version":`...)
+		b = jmx.AppendString(b, unknownVersion)
+		b = append(b, `,"xferaddr":`...)
+		b = jmx.AppendString(b, n.Node)
+		b = append(b, '}')
 	}
-	return nodesJSON(info)
+	return string(append(b, '}'))
 }
 
 // deadNodesJSON is NameNodeInfo's DeadNodes as FSNamesystem.getDeadNodes
 // writes it: keyed by node id, with lastContact, decommissioned (false:
-// the service decommissions nothing), adminState and xferaddr.
+// the service decommissions nothing), adminState and xferaddr. As
+// liveNodesJSON, it writes what jmx.MarshalJackson writes of the map.
 func deadNodesJSON(now time.Time, nodes []DataNode) string {
-	info := map[string]map[string]any{}
+	b := []byte{'{'}
 	for _, n := range nodes {
 		if n.State != Dead {
 			continue
 		}
-		info[n.Node] = map[string]any{
-			"lastContact":    lastContactSeconds(now, n.LastHeartbeat),
-			"decommissioned": false,
-			"adminState":     adminInService,
-			"xferaddr":       n.Node,
-		}
+		b = nodeKey(b, n.Node)
+		b = append(b, `{"adminState":`...)
+		b = jmx.AppendString(b, adminInService)
+		b = append(b, `,"decommissioned":false,"lastContact":`...)
+		b = strconv.AppendInt(b, lastContactSeconds(now, n.LastHeartbeat), 10)
+		b = append(b, `,"xferaddr":`...)
+		b = jmx.AppendString(b, n.Node)
+		b = append(b, '}')
 	}
-	return nodesJSON(info)
+	return string(append(b, '}'))
+}
+
+// nodeKey appends the key of a node's entry, after a comma unless it is
+// the first.
+func nodeKey(b []byte, node string) []byte {
+	if b[len(b)-1] != '{' {
+		b = append(b, ',')
+	}
+	b = jmx.AppendString(b, node)
+	return append(b, ':')
 }
 
 // lastContactSeconds is FSNamesystem.getLastContact: whole seconds since
 // last, truncated toward zero as Java's long division.
 func lastContactSeconds(now, last time.Time) int64 {
 	return int64(now.Sub(last) / time.Second)
-}
-
-// nodesJSON writes a LiveNodes or DeadNodes map, keys sorted. Hadoop writes
-// it with Jetty's JSON.toString in HashMap order; a sorted order is one of
-// those, and a stable one.
-func nodesJSON(info map[string]map[string]any) string {
-	b, err := jmx.MarshalJackson(info)
-	if err != nil {
-		panic("BUG: namenode: encode node info: " + err.Error())
-	}
-	return string(b)
 }

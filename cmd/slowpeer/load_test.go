@@ -1,0 +1,190 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/slowpeer/slowpeer/dashboard"
+	"github.com/slowpeer/slowpeer/namenode"
+	"github.com/slowpeer/slowpeer/reports"
+)
+
+// The flags of TestServiceLoad. Their defaults are the small run every
+// "go test" makes; BENCHMARKS.md gives the full one.
+var (
+	loadAgents         = flag.Int("load-agents", 500, "TestServiceLoad: simulated DataNodes")
+	loadDuration       = flag.Duration("load-duration", 20*time.Second, "TestServiceLoad: how long the agents run")
+	loadReportInterval = flag.Duration("load-report-interval", 6*time.Second, "TestServiceLoad: dfs.datanode.outliers.report.interval of the agents and the service")
+	loadPeerLatencies  = flag.Bool("load-peer-latencies", true, "TestServiceLoad: the reports carry peerLatencies (false: slowPeers only)")
+	loadServiceArgs    = flag.String("load-service-args", "", "TestServiceLoad: more arguments of the service, space-separated (-D key=value ...)")
+	loadDashboard      = flag.Bool("load-dashboard", true, "TestServiceLoad: read the dashboard too (its page, and its live events)")
+	loadBinary         = flag.String("load-binary", "", "TestServiceLoad: the slowpeer binary to run (default: build one)")
+	loadConns          = flag.Int("load-conns", 0, "TestServiceLoad: 0 gives each agent a connection of its own, as real agents hold; N shares N among all agents")
+)
+
+// loadReadPaths are what the readers poll, once a second each: the
+// reports, the dashboard's page, and (added when the service answers it)
+// the diagnosis.
+var loadReadPaths = []string{namenode.SlowPeersPath, namenode.JMXPath, namenode.MetricsPath,
+	namenode.DataNodesPath, dashboard.Path}
+
+// loadSlowNodesPath is the diagnosis (DESIGN.md), polled when the service
+// has it.
+const loadSlowNodesPath = "/v1/slownodes"
+
+// TestServiceLoad plays -load-agents DataNodes against one service
+// process (the built binary, so that its CPU and memory are its own):
+// each sends a heartbeat every 3 s (Hadoop's default), the agents spread
+// evenly over the period, and once per -load-report-interval a report
+// (1 % of the nodes are slow, so reports name them), while readers poll
+// /slowpeers, /jmx, /metrics, /v1/datanodes, the dashboard page (and
+// /v1/slownodes) once a second each and one dashboard page follows the
+// live events. After a warm-up of one report interval (at most a third
+// of the run) it measures, until the end, the service's CPU and memory
+// and every endpoint's latency as the clients see it, and logs them; it
+// fails if any request failed, an agent is not live at the end, or
+// /slowpeers names a node that is not slow. It stops by itself.
+//
+//	go test ./cmd/slowpeer -run TestServiceLoad -v -timeout 10m \
+//	    -load-agents 10000 -load-duration 3m -load-report-interval 60s
+func TestServiceLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a service and runs for -load-duration")
+	}
+	n, hb, ri := *loadAgents, reports.DefaultHeartbeatInterval, *loadReportInterval
+	warmup := min(ri, *loadDuration/3)
+	lc := newLoadCluster(n, 1, ri, *loadPeerLatencies)
+
+	bin := *loadBinary
+	if bin == "" {
+		bin = buildSlowpeer(t)
+	}
+	addr := freePorts(t, 1)[0]
+	base := "http://" + addr
+	args := append([]string{"namenode", "-listen", addr, "-conf", t.TempDir(),
+		"-store", "sqlite:" + filepath.Join(t.TempDir(), "hive.db"),
+		"-D", fmt.Sprintf("%s=%dms", reports.OutliersReportIntervalKey, ri.Milliseconds())}, strings.Fields(*loadServiceArgs)...)
+	nn := startProc(t, bin, "namenode", addr, args...)
+	readers := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
+	defer readers.CloseIdleConnections()
+	waitUp(t, readers, base, nn)
+	paths := loadReadPaths
+	if !*loadDashboard {
+		paths = paths[:len(paths)-1]
+	}
+	if resp, err := readers.Get(base + loadSlowNodesPath); err == nil {
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			paths = append(paths, loadSlowNodesPath)
+		}
+	}
+	t.Logf("%d agents, heartbeat %v, report interval %v, peerLatencies %v, connections %s; readers of %v; service %v",
+		n, hb, ri, *loadPeerLatencies, connsName(*loadConns, n), paths, args[1:])
+
+	// The run is bounded by its own deadline, whatever the service does.
+	ctx, cancel := context.WithTimeout(context.Background(), *loadDuration+time.Second)
+	defer cancel()
+	start := time.Now().Add(time.Second)
+	from, to := start.Add(warmup), start.Add(*loadDuration)
+	rec := newLoadRecorder()
+	rec.window(from, to)
+	var wg sync.WaitGroup
+	clients := agentClients(n, *loadConns)
+	for i := range n {
+		wg.Go(func() {
+			runAgent(ctx, clients[i%len(clients)], base, lc, i, start.Add(time.Duration(i)*hb/time.Duration(n)), hb, ri, rec)
+		})
+	}
+	for _, p := range paths {
+		wg.Go(func() { runReader(ctx, readers, base+p, p, rec) })
+	}
+	events := make(chan loadEvents, 1)
+	if *loadDashboard {
+		wg.Go(func() { events <- followEvents(ctx, base+dashboard.EventsPath, rec) })
+	} else {
+		events <- loadEvents{}
+	}
+
+	sleepUntil(ctx, from)
+	svc0, gen0 := mustSample(t, nn.cmd.Process.Pid), mustSample(t, os.Getpid())
+	var peakRSS int64
+	for tick := time.NewTicker(time.Second); time.Now().Before(to); {
+		<-tick.C
+		if s, err := sampleProc(nn.cmd.Process.Pid); err == nil {
+			peakRSS = max(peakRSS, s.rss)
+		}
+	}
+	svc1, gen1 := mustSample(t, nn.cmd.Process.Pid), mustSample(t, os.Getpid())
+	cancel()
+	wg.Wait()
+	for _, c := range clients {
+		c.CloseIdleConnections()
+	}
+	ev := <-events
+
+	t.Logf("window %v after a warm-up of %v", to.Sub(from).Round(time.Second), warmup)
+	t.Logf("service: %.3f cores, RSS %.1f MiB at the end, %.1f MiB at most in the window, VmHWM %.1f MiB",
+		cores(svc0, svc1), mib(svc1.rss), mib(max(peakRSS, svc1.rss)), mib(svc1.peak))
+	t.Logf("generator (this test process): %.3f cores, RSS %.1f MiB", cores(gen0, gen1), mib(gen1.rss))
+	t.Logf("%-22s %9s %9s %9s %9s %9s %7s", "endpoint", "requests", "measured", "p50", "p99", "max", "errors")
+	for _, s := range rec.stats() {
+		t.Logf("%-22s %9d %9d %9v %9v %9v %7d", s.endpoint, s.requests, s.measured,
+			s.p50.Round(10*time.Microsecond), s.p99.Round(10*time.Microsecond), s.max.Round(10*time.Microsecond), s.errors)
+		if s.errors > 0 {
+			t.Errorf("%s: %d of %d requests failed, the first: %s", s.endpoint, s.errors, s.requests, s.firstErr)
+		}
+	}
+	t.Logf("%s: %d events, the largest %d bytes", dashboard.EventsPath, ev.events, ev.maxBytes)
+	if *loadDashboard && ev.events < int(to.Sub(start)/dashboard.DefaultInterval)/2 {
+		t.Errorf("%s: %d events in %v, want one every %v", dashboard.EventsPath, ev.events, to.Sub(start), dashboard.DefaultInterval)
+	}
+	checkLoadResult(t, readers, base, lc)
+}
+
+// checkLoadResult checks what the service holds after the run: every
+// agent live, and only slow nodes in /slowpeers.
+func checkLoadResult(t *testing.T, client *http.Client, base string, lc *loadCluster) {
+	t.Helper()
+	c := &cluster{base: base, client: client}
+	var dn []struct {
+		Node  string `json:"node"`
+		State string `json:"state"`
+	}
+	if err := c.get(namenode.DataNodesPath, &dn); err != nil {
+		t.Fatal(err)
+	}
+	live := 0
+	for _, d := range dn {
+		if d.State == "live" {
+			live++
+		}
+	}
+	if live != len(lc.nodes) || len(dn) != len(lc.nodes) {
+		t.Errorf("%d DataNodes listed, %d of them live; want all %d live", len(dn), live, len(lc.nodes))
+	}
+	var top []reports.SlowNode
+	if err := c.get(namenode.SlowPeersPath+"?top=1000", &top); err != nil {
+		t.Fatal(err)
+	}
+	slow := lc.slowNodes()
+	for _, s := range top {
+		if !slow[s.Node] {
+			t.Errorf("/slowpeers names %s, which is not slow", s.Node)
+		}
+	}
+	if len(top) == 0 {
+		t.Fatalf("/slowpeers is empty; %d nodes are slow", len(slow))
+	}
+	t.Logf("/slowpeers: %d of the %d slow nodes, the first with %d reporters", len(top), len(slow),
+		len(top[0].Reporters))
+}

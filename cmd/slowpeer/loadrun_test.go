@@ -1,0 +1,225 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/slowpeer/slowpeer/namenode"
+	"github.com/slowpeer/slowpeer/reports"
+)
+
+// The clients of TestServiceLoad: the agents, the readers and the
+// dashboard page that follows the live events.
+
+// agentClients returns the HTTP clients of n agents: with conns 0 one
+// each, holding one keep-alive connection as a real agent does; else one
+// for all, of at most conns connections.
+func agentClients(n, conns int) []*http.Client {
+	if conns > 0 {
+		tr := &http.Transport{MaxIdleConns: conns, MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns}
+		return []*http.Client{{Timeout: 10 * time.Second, Transport: tr}}
+	}
+	cs := make([]*http.Client, n)
+	for i := range cs {
+		cs[i] = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 1, MaxConnsPerHost: 1}}
+	}
+	return cs
+}
+
+func connsName(conns, agents int) string {
+	if conns == 0 {
+		return fmt.Sprintf("one per agent (%d)", agents)
+	}
+	return fmt.Sprintf("%d shared", conns)
+}
+
+// runAgent is node i of lc until ctx ends: a heartbeat every hb from
+// first on, the one due after its report phase carrying its report, once
+// every ri.
+func runAgent(ctx context.Context, client *http.Client, base string, lc *loadCluster, i int, first time.Time, hb, ri time.Duration, rec *loadRecorder) {
+	url := base + reports.HeartbeatPath
+	nextReport := first.Add(lc.reportPhase[i])
+	timer := time.NewTimer(time.Until(first))
+	defer timer.Stop()
+	for at := first; ; at = at.Add(hb) {
+		timer.Reset(time.Until(at))
+		select {
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+		}
+		body, endpoint := lc.plain[i], "heartbeat"
+		if !at.Before(nextReport) {
+			body, endpoint = lc.report[i], "heartbeat with report"
+			nextReport = nextReport.Add(ri)
+		}
+		start := time.Now()
+		err := postHeartbeat(ctx, client, url, body)
+		if ctx.Err() != nil {
+			return // the run's end, not the service's doing
+		}
+		rec.add(endpoint, start, time.Since(start), err)
+	}
+}
+
+// postHeartbeat sends one heartbeat and reads its answer.
+func postHeartbeat(ctx context.Context, client *http.Client, url string, body []byte) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK || !bytes.HasPrefix(b, []byte(`{"slow":`)) {
+		return fmt.Errorf("%s: %s", resp.Status, reports.Clip(string(b)))
+	}
+	return nil
+}
+
+// runReader reads url once a second until ctx ends, starting at a random
+// moment of the first second.
+func runReader(ctx context.Context, client *http.Client, url, endpoint string, rec *loadRecorder) {
+	if !sleepUntil(ctx, time.Now().Add(rand.N(time.Second))) {
+		return
+	}
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		start := time.Now()
+		err := getWhole(ctx, client, url)
+		if ctx.Err() != nil {
+			return
+		}
+		rec.add(endpoint, start, time.Since(start), err)
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// getWhole reads url whole and wants 200.
+func getWhole(ctx context.Context, client *http.Client, url string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: %s", resp.Status, reports.Clip(string(b)))
+	}
+	return nil
+}
+
+// loadEvents is what the dashboard page following the live events got.
+type loadEvents struct {
+	events   int
+	maxBytes int
+}
+
+// followEvents follows the dashboard's event stream at url until ctx
+// ends, as an open page does; a stream that ends or fails before is an
+// error of the endpoint.
+func followEvents(ctx context.Context, url string, rec *loadRecorder) loadEvents {
+	var ev loadEvents
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		rec.add(url, time.Now(), 0, err)
+		return ev
+	}
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	start := time.Now()
+	resp, err := (&http.Client{Transport: tr}).Do(req)
+	if err != nil {
+		rec.add("/ui/events", start, 0, err)
+		return ev
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, 64<<20)
+	size := 0
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "event: sections":
+			size = 0
+		case strings.HasPrefix(line, "data: "):
+			size += len(line) - len("data: ") + 1
+		case line == "" && size > 0:
+			ev.events++
+			ev.maxBytes = max(ev.maxBytes, size)
+			size = 0
+		}
+	}
+	err = sc.Err()
+	if ctx.Err() == nil {
+		if err == nil {
+			err = errors.New("the stream ended")
+		}
+		rec.add("/ui/events", start, 0, err)
+	}
+	return ev
+}
+
+// waitUp waits until the service answers, at most 30 s.
+func waitUp(t *testing.T, client *http.Client, base string, nn *proc) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for getWhole(ctx, client, base+namenode.DataNodesPath) != nil {
+		if !nn.running() || !sleepUntil(ctx, time.Now().Add(50*time.Millisecond)) {
+			t.Fatalf("the service did not answer:\n%s", nn.logText())
+		}
+	}
+}
+
+// sleepUntil waits until at or until ctx ends, and reports whether at
+// came first.
+func sleepUntil(ctx context.Context, at time.Time) bool {
+	timer := time.NewTimer(time.Until(at))
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-timer.C:
+		return true
+	}
+}
+
+func mustSample(t *testing.T, pid int) procSample {
+	t.Helper()
+	s, err := sampleProc(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func mib(bytes int64) float64 { return float64(bytes) / (1 << 20) }
