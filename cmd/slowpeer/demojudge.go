@@ -11,14 +11,14 @@ import (
 	"github.com/slowpeer/slowpeer/reports"
 )
 
-// judge looks at the tracker's top and the diagnosis once. The slow node
-// is found once the diagnosis names it, with at least demoQuorum measured
-// pairs behind the finding (for a pair-rate fault: a link between it and
-// its peer). Every other node that the diagnosis names, or that
-// demoQuorum peers report to the tracker, is a false positive. judge
-// notes when the slow node had its first reporter in the tracker, and
-// reports whether it counts as found now.
-func (d *demo) judge(top []reports.SlowNode, findings []diagnosis.Finding) bool {
+// judge looks at the tracker's top and the diagnosis once. The diagnosis
+// names the slow node when it has a finding of it with at least
+// demoQuorum measured pairs behind it (for a pair-rate fault: a link
+// between it and its peer); judge returns that finding's kind and pairs,
+// or "" when there is none. Every other node that the diagnosis names, or
+// that demoQuorum peers report to the tracker, is a false positive. judge
+// notes when the slow node had its first reporter in the tracker.
+func (d *demo) judge(top []reports.SlowNode, findings []diagnosis.Finding) (kind string, reporters int) {
 	expected := func(node string) bool { return node != "" && (node == d.slowID || node == d.peerID) }
 	for _, n := range top {
 		if n.Node == d.slowID {
@@ -29,7 +29,6 @@ func (d *demo) judge(top []reports.SlowNode, findings []diagnosis.Finding) bool 
 			d.falsePositive(n.Node, fmt.Sprintf("reported to the tracker by %d peers", len(n.Reporters)))
 		}
 	}
-	kind, reporters := "", 0
 	for _, f := range findings {
 		switch {
 		case f.Kind == diagnosis.Link && d.peerID != "" && expected(f.Node) && expected(f.Peer):
@@ -48,12 +47,9 @@ func (d *demo) judge(top []reports.SlowNode, findings []diagnosis.Finding) bool 
 		}
 	}
 	if d.slowID == "" || kind == "" || d.peerID == "" && reporters < demoQuorum {
-		return false
+		return "", 0
 	}
-	if d.found == 0 {
-		d.kind, d.reporters = kind, reporters
-	}
-	return true
+	return kind, reporters
 }
 
 // falsePositive notes that node counts as found though nothing was

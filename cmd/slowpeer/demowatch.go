@@ -17,8 +17,12 @@ import (
 // watch prints progress until the slow node is found, the deadline
 // passes or ctx ends. A slow node is found once the diagnosis names it
 // (for a pair-rate fault: a link between it and its peer) and, unless the
-// fault is a bad link, demoQuorum peers report it. Every other node
-// reported or diagnosed slow meanwhile is a false positive.
+// fault is a bad link, demoQuorum peers report it, with the same kind for
+// a whole report interval: the first reports of a cluster fill the matrix
+// a row at a time, and which way a host is slow shows only once its own
+// row and its peers' are in. The time to detect is when that kind first
+// showed. Every other node reported or diagnosed slow meanwhile is a
+// false positive.
 func (d *demo) watch(ctx context.Context, w io.Writer) {
 	deadline := demoDeadline
 	switch {
@@ -31,6 +35,7 @@ func (d *demo) watch(ctx context.Context, w io.Writer) {
 	check := time.NewTicker(demoCheckEvery)
 	defer check.Stop()
 	lastProgress := time.Duration(0)
+	seen, seenAt := "", time.Duration(0) // the kind judged, since when
 	for {
 		select {
 		case <-ctx.Done():
@@ -40,8 +45,13 @@ func (d *demo) watch(ctx context.Context, w io.Writer) {
 		top := d.top()
 		findings := d.srv.SlowNodeFindings(time.Now())
 		elapsed := d.since()
-		if d.judge(top, findings) && d.found == 0 {
-			d.found = elapsed
+		switch kind, reporters := d.judge(top, findings); {
+		case kind == "":
+			seen = ""
+		case kind != seen:
+			seen, seenAt = kind, elapsed
+		case d.found == 0 && elapsed-seenAt >= d.agentCfg.ReportInterval:
+			d.found, d.kind, d.reporters = seenAt, kind, reporters
 		}
 		if elapsed-lastProgress >= demoProgressEvery {
 			lastProgress = elapsed
