@@ -56,11 +56,16 @@ const (
 	// sending its header) is closed to make room; when every connection
 	// is inside a request, new ones wait in the listen backlog.
 	MaxConnectionsKey = "slowpeer.namenode.max.connections"
-	// DefaultMaxConnections is far below the 65536 descriptors of the
-	// systemd unit, and about 80 MB of buffers and stacks when full; a
-	// heartbeat takes tens of microseconds, so 4096 connections serve far
-	// more DataNodes than the table admits.
-	DefaultMaxConnections = 4096
+	// DefaultMaxConnections is one keep-alive connection for every
+	// DataNode the table admits, plus room for readers: every agent holds
+	// one to each replica and heartbeats every few seconds, so a cap below
+	// the number of agents makes the service close connections that are
+	// about to be used (at 10 000 agents and a cap of 4096, 23 % of the
+	// heartbeats failed; BENCHMARKS.md). It stays under the 65536
+	// descriptors of the systemd unit; full, it costs about 30 KB a
+	// connection (1.5 GB), which only that many live agents, or a client
+	// that completes requests to hold them, can make it spend.
+	DefaultMaxConnections = DefaultMaxDataNodes + 1024
 
 	// HeaderReadTimeoutKey bounds the time a client has to send a
 	// request's header. A bare number is milliseconds.
