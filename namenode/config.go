@@ -176,7 +176,8 @@ type Config struct {
 	// be longer than DeadAfter.
 	DataNodeForgetAfter time.Duration
 	// MaxConnections mirrors slowpeer.namenode.max.connections (default
-	// 4096): the most connections Serve serves at once.
+	// 51024, a keep-alive for every admitted DataNode and 1024 more):
+	// the most connections Serve serves at once.
 	MaxConnections int
 	// HeaderReadTimeout mirrors slowpeer.namenode.header.read.timeout
 	// (default 5s): how long a client may take to send a request header.
