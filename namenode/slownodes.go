@@ -156,3 +156,12 @@ func (s *Server) newDiagnosis() error {
 	s.AddMetrics(func(w io.Writer) { d.writeMetrics(w, s.now()) })
 	return nil
 }
+
+// PeerLatencyCells returns the cells of the reporter × peer matrix valid at
+// now, at most max (max <= 0: all): what the agents' peerLatencies said,
+// for a heatmap.
+func (s *Server) PeerLatencyCells(now time.Time, max int) []diagnosis.Cell {
+	s.diag.mu.Lock()
+	defer s.diag.mu.Unlock()
+	return s.diag.matrix.Cells(now, max)
+}

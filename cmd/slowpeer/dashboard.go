@@ -12,12 +12,14 @@ import (
 // dashboardMaxSlowNodes bounds the slow nodes the dashboard lists.
 const dashboardMaxSlowNodes = 100
 
+// dashboardMaxCells bounds the matrix cells the heatmap is chosen from.
+const dashboardMaxCells = 200_000
+
 // dashboardSource is the dashboard's Source in the service: the slow
-// nodes, the diagnosis and the DataNodes of srv, the HiveServers of picker
-// (nil: none), and the parts that other components give, each nil when
-// there is none (the page says "not available"): the replicas of a
-// registered service, the full latency matrix (not yet: the heatmap is
-// drawn from the slow-peer reports).
+// nodes, the diagnosis, the reporter × peer matrix of the agents'
+// peerLatencies and the DataNodes of srv, the HiveServers of picker (nil:
+// none), and the replicas of a registered service (cluster, nil: none;
+// the page says "not available").
 type dashboardSource struct {
 	srv    *namenode.Server
 	picker *hiveserver.Picker
@@ -65,6 +67,12 @@ func (s *dashboardSource) Snapshot(now time.Time) dashboard.View {
 	v.Diagnosis = d
 	if s.matrix != nil {
 		v.Matrix = s.matrix(now)
+	} else if cells := s.srv.PeerLatencyCells(now, dashboardMaxCells); len(cells) > 0 {
+		m := &dashboard.Matrix{Latencies: make([]dashboard.Latency, len(cells))}
+		for i, c := range cells {
+			m.Latencies[i] = dashboard.Latency{Reporter: c.Reporter, Peer: c.Peer, LatencyMs: c.LatencyMs}
+		}
+		v.Matrix = m
 	}
 	if s.cluster != nil {
 		v.Cluster = s.cluster(now)

@@ -77,3 +77,31 @@ func TestDashboardSourceParts(t *testing.T) {
 		t.Fatalf("view %+v", v)
 	}
 }
+
+// The heatmap's matrix is what the agents' peerLatencies said.
+func TestDashboardMatrixFromPeerLatencies(t *testing.T) {
+	s, _, clock := newPicker(t)
+	src := &dashboardSource{srv: s}
+	if v := src.Snapshot(clock.Now()); v.Matrix != nil {
+		t.Fatalf("matrix before any peerLatencies: %+v", v.Matrix)
+	}
+	hb := `{"node":"10.0.0.2:9866","slowPeers":[],"peerLatencies":[` +
+		`{"node":"10.0.0.5:9866","latencyMs":40.5,"samples":900},{"node":"10.0.0.6:9866","latencyMs":0.5,"samples":800}]}`
+	if w := serveOne(s, "POST", "/v1/heartbeat", hb, "application/json"); w.Code != 200 {
+		t.Fatalf("heartbeat: %d %s", w.Code, w.Body)
+	}
+	v := src.Snapshot(clock.Now())
+	if v.Matrix == nil || len(v.Matrix.Latencies) != 2 {
+		t.Fatalf("matrix %+v, want the 2 cells of the heartbeat", v.Matrix)
+	}
+	got := map[string]float64{}
+	for _, l := range v.Matrix.Latencies {
+		if l.Reporter != "10.0.0.2:9866" {
+			t.Errorf("cell of reporter %s", l.Reporter)
+		}
+		got[l.Peer] = l.LatencyMs
+	}
+	if got["10.0.0.5:9866"] != 40.5 || got["10.0.0.6:9866"] != 0.5 {
+		t.Fatalf("cells %v", got)
+	}
+}
