@@ -138,41 +138,16 @@ func (l fieldPath) String() string {
 
 // peers reads the slowPeers value: null, or an array of peer objects.
 func (sc *scanner) peers() ([]SlowPeer, error) {
-	if sc.literal("null") {
-		return nil, nil
-	}
-	if sc.peek() != '[' {
-		return nil, malformed("slowPeers: want an array at offset %d", sc.pos)
-	}
-	sc.pos++
 	peers := make([]SlowPeer, 0, 4)
-	sc.skipSpace()
-	if sc.peek() == ']' {
-		sc.pos++
-		return peers, nil
-	}
-	for {
-		if len(peers) == MaxSlowPeers {
-			return nil, &RejectError{ReasonTooManyPeers,
-				fmt.Sprintf("slowPeers: more than %d entries", MaxSlowPeers)}
-		}
-		sc.skipSpace()
-		p, err := sc.peer(len(peers))
-		if err != nil {
-			return nil, err
-		}
+	null, err := sc.array("slowPeers", MaxSlowPeers, func(i int) error {
+		p, err := sc.peer(i)
 		peers = append(peers, p)
-		sc.skipSpace()
-		switch sc.peek() {
-		case ',':
-			sc.pos++
-		case ']':
-			sc.pos++
-			return peers, nil
-		default:
-			return nil, malformed("slowPeers: want ',' or ']' at offset %d", sc.pos)
-		}
+		return err
+	})
+	if null || err != nil {
+		return nil, err
 	}
+	return peers, nil
 }
 
 // The fields of a peer, as bits of a mask.

@@ -59,41 +59,16 @@ func validatePeerLatencies(ps []PeerLatency) error {
 // peerLatencies reads the peerLatencies value: null, or an array of
 // objects with exactly node, latencyMs and samples.
 func (sc *scanner) peerLatencies() ([]PeerLatency, error) {
-	if sc.literal("null") {
-		return nil, nil
-	}
-	if sc.peek() != '[' {
-		return nil, malformed("peerLatencies: want an array at offset %d", sc.pos)
-	}
-	sc.pos++
 	out := make([]PeerLatency, 0, 16)
-	sc.skipSpace()
-	if sc.peek() == ']' {
-		sc.pos++
-		return out, nil
-	}
-	for {
-		if len(out) == MaxPeerLatencies {
-			return nil, &RejectError{ReasonTooManyPeers,
-				fmt.Sprintf("peerLatencies: more than %d entries", MaxPeerLatencies)}
-		}
-		sc.skipSpace()
-		p, err := sc.peerLatency(len(out))
-		if err != nil {
-			return nil, err
-		}
+	null, err := sc.array("peerLatencies", MaxPeerLatencies, func(i int) error {
+		p, err := sc.peerLatency(i)
 		out = append(out, p)
-		sc.skipSpace()
-		switch sc.peek() {
-		case ',':
-			sc.pos++
-		case ']':
-			sc.pos++
-			return out, nil
-		default:
-			return nil, malformed("peerLatencies: want ',' or ']' at offset %d", sc.pos)
-		}
+		return err
+	})
+	if null || err != nil {
+		return nil, err
 	}
+	return out, nil
 }
 
 func (sc *scanner) peerLatency(i int) (PeerLatency, error) {

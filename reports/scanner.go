@@ -197,3 +197,41 @@ func (sc *scanner) number(what fieldPath) (float64, error) {
 	}
 	return f, nil
 }
+
+// array reads a JSON array of at most max elements at the scanner, each
+// read by elem with its index, or null, for which it returns null true.
+// field names the array in errors; more than max elements is a
+// ReasonTooManyPeers refusal.
+func (sc *scanner) array(field string, max int, elem func(i int) error) (null bool, err error) {
+	if sc.literal("null") {
+		return true, nil
+	}
+	if sc.peek() != '[' {
+		return false, malformed("%s: want an array at offset %d", field, sc.pos)
+	}
+	sc.pos++
+	sc.skipSpace()
+	if sc.peek() == ']' {
+		sc.pos++
+		return false, nil
+	}
+	for i := 0; ; i++ {
+		if i == max {
+			return false, &RejectError{ReasonTooManyPeers, fmt.Sprintf("%s: more than %d entries", field, max)}
+		}
+		sc.skipSpace()
+		if err := elem(i); err != nil {
+			return false, err
+		}
+		sc.skipSpace()
+		switch sc.peek() {
+		case ',':
+			sc.pos++
+		case ']':
+			sc.pos++
+			return false, nil
+		default:
+			return false, malformed("%s: want ',' or ']' at offset %d", field, sc.pos)
+		}
+	}
+}
