@@ -13,8 +13,8 @@ func BenchmarkWatcherServers(b *testing.B) {
 		s := fmt.Sprintf("hs%d.example.com:10000", i)
 		regs[s] = Registration{Name: Name{Server: s}}
 	}
-	w := &Watcher{synced: make(chan struct{}), log: slog.New(slog.DiscardHandler)}
-	w.snap.Store(&snapshot{})
+	w := &Watcher{log: slog.New(slog.DiscardHandler)}
+	w.init()
 	w.publish(regs)
 	b.ReportAllocs()
 	n := 0

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -83,8 +82,7 @@ type EtcdWatcher struct {
 	log     *slog.Logger
 	running atomic.Bool
 
-	snap   atomic.Pointer[snapshot]
-	synced chan struct{}
+	registrations
 
 	// Owned by Run.
 	keys map[string]Registration // registration key -> what it holds
@@ -98,30 +96,15 @@ func NewEtcdWatcher(cfg EtcdWatcherConfig) (*EtcdWatcher, error) {
 		return nil, fmt.Errorf("etcd watcher config: %w", err)
 	}
 	p, _ := namespacePath(cfg.Namespace)
-	w := &EtcdWatcher{cfg: cfg, prefix: p + "/", log: cfg.Logger, synced: make(chan struct{}),
+	w := &EtcdWatcher{cfg: cfg, prefix: p + "/", log: cfg.Logger,
 		keys: map[string]Registration{}, bad: map[string]bool{}}
 	if w.log == nil {
 		w.log = slog.Default()
 	}
 	w.log = w.log.With("etcdPrefix", w.prefix)
-	w.snap.Store(&snapshot{})
+	w.init()
 	return w, nil
 }
-
-// Servers returns the "host:port" of every server registered now, sorted.
-// It does no I/O; the caller must not modify the slice.
-func (w *EtcdWatcher) Servers() []string { return w.snap.Load().servers }
-
-// Registration returns what server registered (its newest key when it
-// has several), if it is registered now.
-func (w *EtcdWatcher) Registration(server string) (Registration, bool) {
-	r, ok := w.snap.Load().regs[server]
-	return r, ok
-}
-
-// Synced is closed once the EtcdWatcher has read the prefix for the first
-// time.
-func (w *EtcdWatcher) Synced() <-chan struct{} { return w.synced }
 
 // Run connects to etcd and watches until ctx ends, then closes the client
 // and returns nil. While etcd is unreachable it retries; it fails only
@@ -223,29 +206,8 @@ func (w *EtcdWatcher) publish() {
 			regs[r.Name.Server] = r
 		}
 	}
-	servers := make([]string, 0, len(regs))
-	for s := range regs {
-		servers = append(servers, s)
-	}
-	slices.Sort(servers)
-	old := w.snap.Swap(&snapshot{servers: servers, regs: regs})
-	select {
-	case <-w.synced:
-	default:
-		close(w.synced)
-	}
-	if slices.Equal(old.servers, servers) {
+	if !w.registrations.publish(regs, w.log, "server registered in etcd", "server gone from etcd") {
 		return
-	}
-	for _, s := range servers {
-		if _, ok := old.regs[s]; !ok {
-			w.log.Info("server registered in etcd", "server", s, "version", regs[s].Name.Version)
-		}
-	}
-	for _, s := range old.servers {
-		if _, ok := regs[s]; !ok {
-			w.log.Info("server gone from etcd", "server", s)
-		}
 	}
 	if w.cfg.OnChange != nil {
 		w.cfg.OnChange()

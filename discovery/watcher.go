@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"path"
-	"slices"
 	"sync/atomic"
 	"time"
 
@@ -33,19 +32,12 @@ type Watcher struct {
 	log     *slog.Logger
 	running atomic.Bool
 
-	snap   atomic.Pointer[snapshot]
-	synced chan struct{} // closed after the first complete read
+	registrations
 
 	// Owned by Run.
 	s    *session
 	data map[string][]byte // child name → data, for children still present
 	bad  map[string]bool   // child names already logged as unparsable
-}
-
-// snapshot is one read of the namespace; it is never modified.
-type snapshot struct {
-	servers []string                // sorted
-	regs    map[string]Registration // server → its newest registration
 }
 
 // NewWatcher returns a Watcher for cfg, or the error of cfg.Validate. It
@@ -55,35 +47,19 @@ func NewWatcher(cfg WatcherConfig) (*Watcher, error) {
 		return nil, fmt.Errorf("hiveserver2 watcher config: %w", err)
 	}
 	w := &Watcher{
-		cfg:    cfg,
-		log:    cfg.Logger,
-		synced: make(chan struct{}),
-		data:   map[string][]byte{},
-		bad:    map[string]bool{},
+		cfg:  cfg,
+		log:  cfg.Logger,
+		data: map[string][]byte{},
+		bad:  map[string]bool{},
 	}
 	w.path, _ = namespacePath(cfg.Namespace)
 	if w.log == nil {
 		w.log = slog.Default()
 	}
 	w.log = w.log.With("namespace", w.path)
-	w.snap.Store(&snapshot{})
+	w.init()
 	return w, nil
 }
-
-// Servers returns the "host:port" of every HiveServer registered now,
-// sorted. It does no I/O; the caller must not modify the slice.
-func (w *Watcher) Servers() []string { return w.snap.Load().servers }
-
-// Registration returns what server registered (its newest znode when it
-// has several), if it is registered now.
-func (w *Watcher) Registration(server string) (Registration, bool) {
-	r, ok := w.snap.Load().regs[server]
-	return r, ok
-}
-
-// Synced is closed once the Watcher has read the namespace for the first
-// time (an absent namespace counts as read: no HiveServer).
-func (w *Watcher) Synced() <-chan struct{} { return w.synced }
 
 // Run connects to ZooKeeper and watches until ctx ends; then it ends the
 // ZooKeeper session and returns nil once everything it started has
@@ -220,29 +196,8 @@ func (w *Watcher) read(children []string) (map[string]Registration, error) {
 
 // publish makes regs the snapshot and tells about what changed.
 func (w *Watcher) publish(regs map[string]Registration) {
-	servers := make([]string, 0, len(regs))
-	for s := range regs {
-		servers = append(servers, s)
-	}
-	slices.Sort(servers)
-	old := w.snap.Swap(&snapshot{servers: servers, regs: regs})
-	select {
-	case <-w.synced:
-	default:
-		close(w.synced)
-	}
-	if slices.Equal(old.servers, servers) {
+	if !w.registrations.publish(regs, w.log, "hiveserver registered", "hiveserver gone") {
 		return
-	}
-	for _, s := range servers {
-		if _, ok := old.regs[s]; !ok {
-			w.log.Info("hiveserver registered", "server", s, "version", regs[s].Name.Version)
-		}
-	}
-	for _, s := range old.servers {
-		if _, ok := regs[s]; !ok {
-			w.log.Info("hiveserver gone", "server", s)
-		}
 	}
 	if w.cfg.OnChange != nil {
 		w.cfg.OnChange()
