@@ -201,8 +201,10 @@ func DefaultConfig() Config {
 //     report at most R + H after the one before.
 //   - MaxRetryBackoff 2s (not 30s): an agent started before its service
 //     reaches it within two heartbeats.
-//   - MinOutlierDetectionSamples 20 (not 1000): enough packets for an
-//     average of a loopback link within a second of probing.
+//   - MinOutlierDetectionSamples 50 (not 1000): enough packets for an
+//     average of a loopback link within a few seconds of probing; with
+//     20, the first report (which goes as soon as there is data) could
+//     name a healthy peer of a busy machine at 3 × the median.
 //   - ProbeInterval 50ms, ProbePackets 8, ProbePacketBytes 16 KiB (not 1s,
 //     16, 64 KiB): 2.5 MiB/s, under ProbeMaxBytesPerSecond.
 //   - ProbeTimeout 5s (not 10s): a stuck probe is given up sooner.
@@ -213,7 +215,7 @@ func DefaultLocalConfig() Config {
 	c := DefaultConfig()
 	c.HeartbeatInterval, c.ReportInterval = time.Second, 5*time.Second
 	c.MaxRetryBackoff = 2 * time.Second
-	c.MinOutlierDetectionSamples = 20
+	c.MinOutlierDetectionSamples = 50
 	c.ProbeInterval, c.ProbePackets, c.ProbePacketBytes = 50*time.Millisecond, 8, 16<<10
 	c.ProbeTimeout = 5 * time.Second
 	return c
