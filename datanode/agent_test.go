@@ -147,16 +147,7 @@ func TestAgentsFindSlowNode(t *testing.T) {
 	lns, ids := loopbackListeners(t, n)
 	var agents []*Agent
 	for i := range n {
-		cfg := DefaultConfig()
-		cfg.ID, cfg.NameNodes, cfg.DataListener, cfg.Peers = ids[i], []string{svc.srv.URL}, lns[i], ids
-		cfg.HeartbeatInterval, cfg.ReportInterval = 100*time.Millisecond, 300*time.Millisecond
-		cfg.MinOutlierDetectionSamples, cfg.MinOutlierDetectionNodes = 30, 4
-		cfg.ProbeInterval, cfg.ProbePackets, cfg.ProbePacketBytes = 50*time.Millisecond, 4, 4096
-		cfg.ProbeTimeout = 2 * time.Second
-		if i == slow {
-			cfg.FaultReceiveDelay = 20 * time.Millisecond
-		}
-		a, err := New(cfg)
+		a, err := New(clusterConfig(i, slow, ids, lns, svc.srv.URL))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -267,4 +258,20 @@ func loopbackListeners(t testing.TB, n int) ([]net.Listener, []string) {
 		lns[i], ids[i] = ln, ln.Addr().String()
 	}
 	return lns, ids
+}
+
+// clusterConfig is the configuration of agent i of a small fast cluster on
+// the loopback listeners lns (ids their addresses), reporting to service;
+// agent slow waits 20 ms before it acknowledges a packet.
+func clusterConfig(i, slow int, ids []string, lns []net.Listener, service string) Config {
+	cfg := DefaultConfig()
+	cfg.ID, cfg.NameNodes, cfg.DataListener, cfg.Peers = ids[i], []string{service}, lns[i], ids
+	cfg.HeartbeatInterval, cfg.ReportInterval = 100*time.Millisecond, 300*time.Millisecond
+	cfg.MinOutlierDetectionSamples, cfg.MinOutlierDetectionNodes = 30, 4
+	cfg.ProbeInterval, cfg.ProbePackets, cfg.ProbePacketBytes = 50*time.Millisecond, 4, 4096
+	cfg.ProbeTimeout = 2 * time.Second
+	if i == slow {
+		cfg.FaultReceiveDelay = 20 * time.Millisecond
+	}
+	return cfg
 }

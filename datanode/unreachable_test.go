@@ -82,16 +82,7 @@ func TestAgentsDropDeadPeer(t *testing.T) {
 	var agents []*Agent
 	stops := make([]func(), n)
 	for i := range n {
-		cfg := DefaultConfig()
-		cfg.ID, cfg.NameNodes, cfg.DataListener, cfg.Peers = ids[i], []string{svc.srv.URL}, lns[i], ids
-		cfg.HeartbeatInterval, cfg.ReportInterval = 100*time.Millisecond, 300*time.Millisecond
-		cfg.MinOutlierDetectionSamples, cfg.MinOutlierDetectionNodes = 30, 4
-		cfg.ProbeInterval, cfg.ProbePackets, cfg.ProbePacketBytes = 50*time.Millisecond, 4, 4096
-		cfg.ProbeTimeout = 2 * time.Second
-		if i == slow {
-			cfg.FaultReceiveDelay = 20 * time.Millisecond
-		}
-		a, err := New(cfg)
+		a, err := New(clusterConfig(i, slow, ids, lns, svc.srv.URL))
 		if err != nil {
 			t.Fatal(err)
 		}
