@@ -204,7 +204,9 @@ func namenodeComponents(ctx context.Context, g *group, f *namenodeFlags, conf ha
 	// Open, only known HiveServers may post: else anyone could make a
 	// host of their choosing known, and picked.
 	knownOnly := srv.Config().AuthToken == ""
-	picker, store, err := openHiveserver(ctx, f.store, f.hiveservers, sources, knownOnly, conf, log)
+	// Replicas that share a store leave its schema to their leader.
+	leaderMigrates := replica != nil && sharedStore(f.store)
+	picker, store, err := openHiveserver(ctx, f.store, f.hiveservers, sources, knownOnly, leaderMigrates, conf, log)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -225,6 +227,9 @@ func namenodeComponents(ctx context.Context, g *group, f *namenodeFlags, conf ha
 			now := time.Now()
 			return picker.Ranked(now, srv.SlowHosts(now))
 		}}
+	if leaderMigrates {
+		work.reload = picker.Refresh
+	}
 	notify = work.notify
 	return picker, work, nil
 }
