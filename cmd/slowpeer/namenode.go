@@ -74,11 +74,11 @@ func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if err != nil {
 		return usageError{err}
 	}
-	tlsCfg, reload, err := f.tls.load()
+	tlsFiles, err := f.tls.load()
 	if err != nil {
 		return usageError{err}
 	}
-	cfg.TLS = tlsCfg
+	cfg.TLS = tlsFiles.server
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	cfg.Logger = log
 	// Listen first: a taken port fails before the store is opened, and
@@ -109,7 +109,7 @@ func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	g := newGroup(log)
 	// Before it answers: what the other replicas know (-replicas, and
 	// those registered with -registry), else the file.
-	startState(ctx, g, srv, &f.state, f.store, func() []string {
+	startState(ctx, g, srv, &f.state, f.store, stateClient(tlsFiles.peer), func() []string {
 		peers, _ := f.state.peers() // checked
 		if u, _ := f.registry.check(); replica != nil {
 			peers = append(peers, registeredPeers(ctx, u, self, log)...)
@@ -123,7 +123,7 @@ func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	}
 	// SIGHUP re-reads the TLS files, if any; it never ends the service
 	// (systemctl reload sends it).
-	g.Go("TLS reload on SIGHUP", newHangup(log, reload).run)
+	g.Go("TLS reload on SIGHUP", newHangup(log, tlsFiles.reload).run)
 	if replica == nil {
 		g.Go("leader work", work.run)
 	} else {
