@@ -197,3 +197,35 @@ func TestHASchemaLeaderMigrates(t *testing.T) {
 		t.Errorf("replica on a newer schema: %v\n%s", newer.err, log)
 	}
 }
+
+// -registry zk://USER:PASSWORD@: the replica registers with ZooKeeper
+// digest credentials, clients find it without them, and its log never
+// shows the password.
+func TestRegistryZooKeeperDigest(t *testing.T) {
+	zkServers := testenv.ZooKeeper(t)
+	var b [6]byte
+	rand.Read(b[:])
+	tag := "slowpeer-test-digest-" + hex.EncodeToString(b[:])
+	conn := haZooKeeper(t, zkServers)
+	if err := conn.AddAuth("digest", []byte("slowpeer:s3cret")); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { zkDeleteTree(conn, "/"+tag) })
+	hosts := strings.Join(zkServers, ",")
+	addr, stop := startNamenode(t, "-registry", "zk://slowpeer:s3cret@"+hosts+"/"+tag, "-hiveservers", "127.0.0.1:10000",
+		"-D", "slowpeer.registry.lease.timeout=2s")
+	haWait(t, "the replica to lead", 20*time.Second, func() bool {
+		c, err := clusterOf(addr)
+		return err == nil && c.Leader != nil && *c.Leader == addr
+	})
+	if code, out, errs := runCmd(t, "", "hiveserver", "pick", "-namenode", "zk://"+hosts+"/"+tag); code != 0 || out != "127.0.0.1:10000\n" {
+		t.Errorf("pick through the registry without credentials: exit %d, %q %s", code, out, errs)
+	}
+	acl, _, err := conn.GetACL("/" + tag + "/namenodes")
+	if err != nil || len(acl) != 2 || acl[0].Scheme != "world" || acl[0].Perms != 1 || acl[1].Scheme != "digest" {
+		t.Errorf("ACL of the registrations: %v, %v", acl, err)
+	}
+	if _, logs := stop(); strings.Contains(logs, "s3cret") || !strings.Contains(logs, "slowpeer:xxxxx@") {
+		t.Errorf("the log shows the password, or not the user:\n%s", logs)
+	}
+}

@@ -36,7 +36,8 @@ type registryFlags struct {
 }
 
 func (f *registryFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.url, "registry", "", "register in `zk://H:P[,H:P]/ROOT or etcd://H:P[,H:P]/ROOT` and elect a leader among the replicas (ROOT default "+discovery.DefaultRoot+")")
+	fs.StringVar(&f.url, "registry", "", "register in `zk://H:P[,H:P]/ROOT or etcd://H:P[,H:P]/ROOT` and elect a leader among the replicas (ROOT default "+discovery.DefaultRoot+
+		"); zk://USER:PASSWORD@... authenticates with a ZooKeeper digest (znodes readable by all, writable by USER), etcd://USER:PASSWORD@... as an etcd user")
 	fs.StringVar(&f.advertise, "advertise", "", "`HOST:PORT` the other replicas, agents and clients reach this one at (default: the -listen address, when it names a host)")
 }
 
