@@ -134,6 +134,12 @@
 //
 // The package speaks to ZooKeeper through github.com/go-zookeeper/zk,
 // without SASL: it reads and writes znodes open to all (HiveServer2's ACL
-// on a cluster without Kerberos, and world-readable on one with it); and
-// to etcd through go.etcd.io/etcd/client/v3, without TLS.
+// on a cluster without Kerberos, and world-readable on one with it). A
+// registry URL with credentials (zk://USER:PASSWORD@...) makes a Replica
+// authenticate with a ZooKeeper digest and create its znodes readable by
+// all and writable by that user alone, as Kyuubi does with
+// kyuubi.ha.zookeeper.auth.type=DIGEST (READ_ACL_UNSAFE + CREATOR_ALL_ACL);
+// readers need no credentials. It speaks to etcd through
+// go.etcd.io/etcd/client/v3, without TLS, as the URL's user when it names
+// one (etcd's authentication).
 package discovery

@@ -29,7 +29,7 @@ func (z *zkReplica) elect(sid int64) error {
 	rand.Read(guard[:])
 	name := fmt.Sprintf("_c_%x-%x-%x-%x-%x%s", guard[0:4], guard[4:6], guard[6:8], guard[8:10], guard[10:], electionPrefix)
 	p, err := z.conn.Create(path.Join(z.r.cfg.Registry.LeaderPath(), name), z.r.cfg.Self.Data(),
-		zk.FlagEphemeral|zk.FlagSequence, zk.WorldACL(zk.PermAll))
+		zk.FlagEphemeral|zk.FlagSequence, z.r.cfg.Registry.zkACL())
 	if err != nil {
 		return fmt.Errorf("join the election: %w", err)
 	}

@@ -28,6 +28,9 @@ type EtcdWatcherConfig struct {
 	Namespace string
 	// DialTimeout bounds one connection attempt (default 5s).
 	DialTimeout time.Duration
+	// Username and Password, when Username is set, are the etcd user the
+	// watcher reads as (etcd's authentication); empty: none.
+	Username, Password string
 	// OnChange, when set, is called from Run after the set of servers
 	// changed. It must not block.
 	OnChange func()
@@ -114,7 +117,7 @@ func (w *EtcdWatcher) Run(ctx context.Context) error {
 		panic("BUG: discovery.EtcdWatcher.Run called twice")
 	}
 	c, err := clientv3.New(clientv3.Config{Endpoints: w.cfg.Endpoints, DialTimeout: w.cfg.DialTimeout,
-		Logger: zap.NewNop()})
+		Logger: zap.NewNop(), Username: w.cfg.Username, Password: w.cfg.Password})
 	if err != nil {
 		return fmt.Errorf("etcd client for %v: %w", w.cfg.Endpoints, err)
 	}

@@ -64,7 +64,7 @@ func OpenRegistry(u RegistryURL, timeout time.Duration, log *slog.Logger) (*Regi
 			}
 		}()
 	case EtcdKind:
-		cli, err := newEtcdClient(u.Servers)
+		cli, err := newEtcdClient(u)
 		if err != nil {
 			return nil, err
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"strings"
 )
 
@@ -29,6 +30,13 @@ type RegistryURL struct {
 	// Root is a path such as "/slowpeer": a leading slash, no trailing
 	// one.
 	Root string
+	// User and Password, when User is set, are the credentials of the
+	// URL (zk://USER:PASSWORD@H:P/ROOT). ZooKeeper: digest
+	// authentication, as Kyuubi's kyuubi.ha.zookeeper.auth.type=DIGEST,
+	// and the znodes a Replica creates readable by all and writable by
+	// that user alone (Kyuubi's READ_ACL_UNSAFE + CREATOR_ALL_ACL); a
+	// reader needs none. etcd: the user of etcd's authentication.
+	User, Password string
 }
 
 // IsRegistryURL reports whether s is written as a registry URL (zk:// or
@@ -38,17 +46,27 @@ func IsRegistryURL(s string) bool {
 	return strings.HasPrefix(s, ZooKeeperKind+"://") || strings.HasPrefix(s, EtcdKind+"://")
 }
 
-// ParseRegistryURL reads "zk://H:P[,H:P]/ROOT" or "etcd://H:P[,H:P]/ROOT"
-// (the -registry flag, and -namenode SERVICES written so). ROOT may be
-// left out ("zk://h:2181", DefaultRoot); a ZooKeeper server without port
-// means 2181, an etcd one 2379.
+// ParseRegistryURL reads "zk://[USER:PASSWORD@]H:P[,H:P]/ROOT" or
+// "etcd://[USER:PASSWORD@]H:P[,H:P]/ROOT" (the -registry flag, and
+// -namenode SERVICES written so). ROOT may be left out ("zk://h:2181",
+// DefaultRoot); a ZooKeeper server without port means 2181, an etcd one
+// 2379. USER and PASSWORD are percent-decoded (write '@' as %40, '/' as
+// %2F, ':' in USER as %3A); errors never show the password.
 func ParseRegistryURL(s string) (RegistryURL, error) {
 	kind, rest, ok := strings.Cut(s, "://")
 	if !ok || kind != ZooKeeperKind && kind != EtcdKind {
-		return RegistryURL{}, fmt.Errorf("registry %q is not zk://H:P[,H:P]/ROOT or etcd://H:P[,H:P]/ROOT", s)
+		return RegistryURL{}, fmt.Errorf("registry %q is not zk://H:P[,H:P]/ROOT or etcd://H:P[,H:P]/ROOT", redactURL(s))
 	}
 	hosts, root, _ := strings.Cut(rest, "/")
 	u := RegistryURL{Kind: kind, Root: DefaultRoot}
+	if at := strings.LastIndex(hosts, "@"); at >= 0 {
+		user, pass, err := ParseCredentials(hosts[:at])
+		if err != nil {
+			return RegistryURL{}, fmt.Errorf("registry %q: %w", redactURL(s), err)
+		}
+		u.User, u.Password, hosts = user, pass, hosts[at+1:]
+	}
+	s = u.Kind + "://" + hosts + "/" + root // for the errors below
 	if root = strings.Trim(root, "/"); root != "" {
 		p, err := namespacePath(root)
 		if err != nil {
@@ -80,9 +98,51 @@ func ParseRegistryURL(s string) (RegistryURL, error) {
 	return u, nil
 }
 
-// String writes u back as a registry URL.
+// String writes u back as a registry URL, for logs and errors: the
+// password, if any, as xxxxx (as net/url's URL.Redacted writes it).
 func (u RegistryURL) String() string {
-	return u.Kind + "://" + strings.Join(u.Servers, ",") + u.Root
+	auth := ""
+	if u.User != "" {
+		auth = strings.ReplaceAll(url.PathEscape(u.User), ":", "%3A") + ":xxxxx@"
+	}
+	return u.Kind + "://" + auth + strings.Join(u.Servers, ",") + u.Root
+}
+
+// ParseCredentials reads the credentials of a registry URL,
+// "USER:PASSWORD", both percent-encoded and not empty. Its error never
+// shows them.
+func ParseCredentials(s string) (user, password string, err error) {
+	rawUser, rawPass, ok := strings.Cut(s, ":")
+	if !ok || rawUser == "" || rawPass == "" {
+		return "", "", errors.New("credentials are not USER:PASSWORD")
+	}
+	if user, err = url.PathUnescape(rawUser); err == nil {
+		password, err = url.PathUnescape(rawPass)
+	}
+	if err != nil || strings.ContainsAny(user+password, "\x00\n") {
+		return "", "", errors.New("credentials are not percent-encoded USER:PASSWORD")
+	}
+	return user, password, nil
+}
+
+// redactURL hides the password of a registry URL written by a user, for
+// an error.
+func redactURL(s string) string {
+	scheme, rest, ok := strings.Cut(s, "://")
+	if !ok {
+		return s
+	}
+	hosts, root, slash := strings.Cut(rest, "/")
+	at := strings.LastIndex(hosts, "@")
+	if at < 0 {
+		return s
+	}
+	user, _, _ := strings.Cut(hosts[:at], ":")
+	out := scheme + "://" + user + ":xxxxx@" + hosts[at+1:]
+	if slash {
+		out += "/" + root
+	}
+	return out
 }
 
 // MembersPath is where the replicas register: ROOT/namenodes.

@@ -32,17 +32,19 @@ type etcdReplica struct {
 // errLeaseLost ends an etcd term.
 var errLeaseLost = errors.New("etcd lease lost")
 
-// newEtcdClient connects to the etcd servers (lazily: calls wait for it).
-func newEtcdClient(servers []string) (*clientv3.Client, error) {
-	cli, err := clientv3.New(clientv3.Config{Endpoints: servers, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+// newEtcdClient connects to the registry's etcd servers (lazily: calls
+// wait for it) as the URL's user, if any.
+func newEtcdClient(u RegistryURL) (*clientv3.Client, error) {
+	cli, err := clientv3.New(clientv3.Config{Endpoints: u.Servers, DialTimeout: 5 * time.Second, Logger: zap.NewNop(),
+		Username: u.User, Password: u.Password})
 	if err != nil {
-		return nil, fmt.Errorf("connect to etcd %s: %w", strings.Join(servers, ","), err)
+		return nil, fmt.Errorf("connect to etcd %s: %w", strings.Join(u.Servers, ","), err)
 	}
 	return cli, nil
 }
 
 func (r *Replica) runEtcd(ctx context.Context) error {
-	cli, err := newEtcdClient(r.cfg.Registry.Servers)
+	cli, err := newEtcdClient(r.cfg.Registry)
 	if err != nil {
 		return err
 	}

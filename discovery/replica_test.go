@@ -47,7 +47,7 @@ func testRegistry(t *testing.T, kind string) RegistryURL {
 
 func etcdTestClient(t *testing.T, servers []string) *clientv3.Client {
 	t.Helper()
-	cli, err := newEtcdClient(servers)
+	cli, err := newEtcdClient(RegistryURL{Kind: EtcdKind, Servers: servers})
 	if err != nil {
 		t.Fatal(err)
 	}

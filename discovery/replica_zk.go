@@ -63,7 +63,11 @@ func (r *Replica) runZooKeeper(ctx context.Context) error {
 			}
 		}
 	}()
-	err = z.loop(ctx)
+	if err = zkAuthenticate(ctx, conn, u); err == nil {
+		err = z.loop(ctx)
+	} else if ctx.Err() != nil {
+		err = nil // stopped before the session came
+	}
 	r.demote("stopping")
 	if z.electPath != "" && conn.State() == zk.StateHasSession {
 		conn.Delete(z.electPath, -1) // resign before the session closes
@@ -131,7 +135,11 @@ func (z *zkReplica) loop(ctx context.Context) error {
 				return err
 			}
 			delay = nextRetryDelay(delay)
-			z.r.log.Debug("registry: zookeeper sync failed", slog.Any("err", err), slog.Duration("retryIn", delay))
+			level := slog.LevelDebug
+			if errors.Is(err, zk.ErrNoAuth) {
+				level = slog.LevelWarn // missing or wrong credentials: say so
+			}
+			z.r.log.Log(ctx, level, "registry: zookeeper sync failed", slog.Any("err", err), slog.Duration("retryIn", delay))
 			retry = time.After(delay)
 			continue
 		}
@@ -206,7 +214,7 @@ func (z *zkReplica) register(sid int64) error {
 	self := z.r.cfg.Self
 	if z.regPath == "" {
 		p, err := z.conn.Create(path.Join(z.r.cfg.Registry.MembersPath(), self.Prefix()), self.Data(),
-			zk.FlagEphemeral|zk.FlagSequence, zk.WorldACL(zk.PermAll))
+			zk.FlagEphemeral|zk.FlagSequence, z.r.cfg.Registry.zkACL())
 		if err != nil {
 			return fmt.Errorf("register %s: %w", self.Server, err)
 		}
@@ -228,7 +236,7 @@ func (z *zkReplica) register(sid int64) error {
 	case z.regSession == sid:
 		return errDrained
 	}
-	if _, err := z.conn.Create(z.regPath, self.Data(), zk.FlagEphemeral, zk.WorldACL(zk.PermAll)); err != nil {
+	if _, err := z.conn.Create(z.regPath, self.Data(), zk.FlagEphemeral, z.r.cfg.Registry.zkACL()); err != nil {
 		return fmt.Errorf("register %s again: %w", z.regPath, err)
 	}
 	z.regSession = sid
@@ -236,12 +244,13 @@ func (z *zkReplica) register(sid int64) error {
 	return nil
 }
 
-// ensure creates p and its parents, persistent and open to all.
+// ensure creates p and its parents, persistent, with the registry's ACL
+// (zkACL).
 func (z *zkReplica) ensure(p string) error {
 	at := ""
 	for part := range strings.SplitSeq(strings.TrimPrefix(p, "/"), "/") {
 		at += "/" + part
-		if _, err := z.conn.Create(at, nil, 0, zk.WorldACL(zk.PermAll)); err != nil && !errors.Is(err, zk.ErrNodeExists) {
+		if _, err := z.conn.Create(at, nil, 0, z.r.cfg.Registry.zkACL()); err != nil && !errors.Is(err, zk.ErrNodeExists) {
 			return fmt.Errorf("create %s: %w", at, err)
 		}
 	}

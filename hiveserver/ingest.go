@@ -42,6 +42,9 @@ func (p *Picker) Ingest(ctx context.Context, e Event) error {
 	if err := e.Validate(); err != nil {
 		return fmt.Errorf("ingest: %w", err)
 	}
+	if err := p.NotReady(); err != nil {
+		return fmt.Errorf("ingest: %w", err)
+	}
 	r := &request{ev: e, done: make(chan error, 1)}
 	select {
 	case p.queue <- r:
@@ -71,8 +74,9 @@ func (p *Picker) Ingest(ctx context.Context, e Event) error {
 // goes into the next one, so the busier Ingest is, the more events share a
 // commit. When ctx ends, the transaction under way may finish (for at most
 // finishTimeout), the events still queued get ErrClosed, and Run returns
-// nil; it returns the error of the first load if that fails. Run may be
-// called once.
+// nil; it returns the error of the first load if that fails, except a
+// store not ready (ErrStoreNotReady), which it waits for, refusing picks
+// and events meanwhile. Run may be called once.
 func (p *Picker) Run(ctx context.Context) error {
 	if !p.started.CompareAndSwap(false, true) {
 		panic("BUG: hiveserver.Picker.Run called twice")
@@ -80,16 +84,9 @@ func (p *Picker) Run(ctx context.Context) error {
 	defer close(p.done)
 	defer close(p.stopping) // runs first: no more queueing, then done
 
-	p.storeMu.Lock()
-	loaded := p.loaded
-	p.storeMu.Unlock()
-	if !loaded {
-		lctx, release := commitContext(ctx)
-		err := p.Refresh(lctx)
-		release()
-		if err != nil {
-			return err
-		}
+	if err := p.firstLoad(ctx); err != nil || ctx.Err() != nil {
+		p.refuseQueued()
+		return err
 	}
 	var tick <-chan time.Time // nil, so never, without RefreshInterval
 	if p.cfg.RefreshInterval > 0 {
@@ -130,6 +127,48 @@ func (p *Picker) Run(ctx context.Context) error {
 			return nil
 		}
 	}
+}
+
+// notReadyRetry is how often Run tries the first load again while the
+// store is not ready.
+const notReadyRetry = time.Second
+
+// firstLoad loads the workload unless Refresh already did. While the store
+// is not ready (ErrStoreNotReady: its schema not migrated yet) it tries
+// again every notReadyRetry until ctx ends, saying so once; any other
+// error is returned.
+func (p *Picker) firstLoad(ctx context.Context) error {
+	p.storeMu.Lock()
+	loaded := p.loaded
+	p.storeMu.Unlock()
+	var retry *time.Ticker // set once it waits
+	for !loaded {
+		lctx, release := commitContext(ctx)
+		err := p.Refresh(lctx)
+		release()
+		switch {
+		case err == nil:
+			if retry != nil {
+				p.log.Info("HiveServer store ready: workload loaded")
+			}
+			return nil
+		case !errors.Is(err, ErrStoreNotReady):
+			return err
+		case retry == nil:
+			p.log.Warn("HiveServer store not ready: picks and hook events refused until it is; trying again every second", "err", err)
+			retry = time.NewTicker(notReadyRetry)
+			defer retry.Stop()
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-retry.C:
+		}
+		p.storeMu.Lock()
+		loaded = p.loaded // a Refresh of another goroutine may have loaded it
+		p.storeMu.Unlock()
+	}
+	return nil
 }
 
 // refuseQueued answers ErrClosed to the Ingest calls queued.

@@ -2,6 +2,7 @@ package hiveserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -28,10 +29,11 @@ type Picker struct {
 	randIntN func(n int) int
 	sources  []Source
 
-	// mu guards w. The committer writes it after each commit, Refresh
-	// when it reloads; lists and picks read it.
-	mu sync.RWMutex
-	w  *workload
+	// mu guards w and notReady. The committer writes w after each
+	// commit, Refresh when it reloads; lists and picks read it.
+	mu       sync.RWMutex
+	w        *workload
+	notReady error // the store's ErrStoreNotReady, until a load succeeds
 
 	// storeMu is held around every use of the store, from a commit to
 	// the update of w that follows it, so that a reload never falls
@@ -92,7 +94,8 @@ func New(cfg Config, store Store) (*Picker, error) {
 
 // Refresh replaces the workload with a fresh snapshot of the store. Call it
 // once before serving, so that picks count the statements stored before
-// a restart from the start; a Picker sees the events other service
+// a restart from the start; a store not ready (ErrStoreNotReady) makes
+// Pick and Ingest refuse until a load succeeds, which Run retries; a Picker sees the events other service
 // replicas store in a shared store only after a Refresh (Run calls it
 // every Config.RefreshInterval). It waits for a commit under way. Once Run
 // has returned, it returns ErrClosed.
@@ -107,15 +110,23 @@ func (p *Picker) Refresh(ctx context.Context) error {
 	return p.refresh(ctx)
 }
 
-// refresh is Refresh with storeMu held.
+// refresh is Refresh with storeMu held. A store not ready
+// (ErrStoreNotReady) before the first load makes the Picker refuse picks
+// and events until a load succeeds.
 func (p *Picker) refresh(ctx context.Context) error {
 	snap, err := p.store.Snapshot(ctx)
 	if err != nil {
-		return fmt.Errorf("read the HiveServer workload: %w", err)
+		err = fmt.Errorf("read the HiveServer workload: %w", err)
+		if !p.loaded && errors.Is(err, ErrStoreNotReady) {
+			p.mu.Lock()
+			p.notReady = err
+			p.mu.Unlock()
+		}
+		return err
 	}
 	w := newWorkload(snap)
 	p.mu.Lock()
-	p.w = w
+	p.w, p.notReady = w, nil
 	p.mu.Unlock()
 	p.loaded, p.stale = true, false
 	return nil
@@ -154,6 +165,14 @@ type Counters struct {
 func (p *Picker) Counters() Counters {
 	return Counters{Events: p.events.Load(), Commits: p.commits.Load(), Picks: p.picks.Load(),
 		PicksFailed: p.picksFailed.Load(), EventsRefused: p.refused.Load()}
+}
+
+// NotReady returns why the Picker refuses picks and events (the store is
+// not ready, ErrStoreNotReady, and no load has succeeded yet), or nil.
+func (p *Picker) NotReady() error {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return p.notReady
 }
 
 // Lost returns how many statements, on all HiveServers known or not, are

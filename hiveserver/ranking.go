@@ -9,8 +9,13 @@ import (
 
 // Pick returns the eligible HiveServer at now with the least load, then
 // the fewest running statements; among equals, one at random. With none
-// eligible the error is a *NoneEligibleError.
+// eligible the error is a *NoneEligibleError; while the store is not ready
+// (NotReady), that error.
 func (p *Picker) Pick(now time.Time, slowHosts []string) (Status, error) {
+	if err := p.NotReady(); err != nil {
+		p.picksFailed.Add(1)
+		return Status{}, err
+	}
 	all := p.Servers(now, slowHosts)
 	best := -1
 	for i := range all {
@@ -46,8 +51,12 @@ func (p *Picker) Pick(now time.Time, slowHosts []string) (Status, error) {
 // Ranked returns the eligible HiveServers at now, best first: least load,
 // then fewest running statements, then by name. Unlike Pick it breaks ties
 // by name, so a registry that publishes the best few (ZooKeeper) does not
-// flip between equals at every look.
+// flip between equals at every look. While the store is not ready
+// (NotReady) it returns none.
 func (p *Picker) Ranked(now time.Time, slowHosts []string) []string {
+	if p.NotReady() != nil {
+		return nil
+	}
 	all := slices.DeleteFunc(p.Servers(now, slowHosts), func(s Status) bool { return s.SlowHost })
 	// Servers sorts by name and the sort is stable: equals stay by name.
 	slices.SortStableFunc(all, func(a, b Status) int {

@@ -26,6 +26,12 @@ type Store interface {
 	Commit(ctx context.Context, events []Event) ([]Change, error)
 }
 
+// ErrStoreNotReady is wrapped by a Store's error when it cannot serve yet
+// but will without anyone's help here, as a shared SQL store whose schema
+// the leader of the service replicas has yet to migrate. A Picker waits
+// for it (Picker.Run).
+var ErrStoreNotReady = errors.New("store not ready")
+
 // ErrCommitUncertain is wrapped by the error of a Store's Commit whose
 // outcome is unknown: the events may or may not be stored.
 var ErrCommitUncertain = errors.New("outcome of the commit unknown")

@@ -125,7 +125,12 @@ const hiveserverDefaultStore = "sqlite:slowpeer-hiveserver.db"
 // takes hook events only of the servers known from them and the sources
 // (knownOnly), and the slowpeer.hiveserver.* keys of conf, with the workload loaded from the
 // store. Run the Picker; once it has stopped, close the Store.
-func openHiveserver(ctx context.Context, store, servers string, sources []hiveserver.Source, knownOnly bool, conf hadoopConf, log *slog.Logger) (*hiveserver.Picker, *sqlstore.Store, error) {
+//
+// With leaderMigrates the store is opened without touching its schema
+// (sqlstore.Connect): the leader of the replicas migrates it, and until it
+// has the Picker refuses picks and events and Run waits for it. Else it is
+// migrated here, as a lone service is its own leader.
+func openHiveserver(ctx context.Context, store, servers string, sources []hiveserver.Source, knownOnly, leaderMigrates bool, conf hadoopConf, log *slog.Logger) (*hiveserver.Picker, *sqlstore.Store, error) {
 	cfg, err := hiveserverConfig(store, servers, conf)
 	if err != nil {
 		return nil, nil, usageError{err}
@@ -133,13 +138,20 @@ func openHiveserver(ctx context.Context, store, servers string, sources []hivese
 	cfg.Logger = log
 	cfg.Sources = sources
 	cfg.KnownServersOnly = knownOnly
-	s, err := sqlstore.Open(ctx, store)
+	open := sqlstore.Open
+	if leaderMigrates {
+		open = sqlstore.Connect
+	}
+	s, err := open(ctx, store)
 	if err != nil {
 		return nil, nil, err
 	}
 	p, err := hiveserver.New(cfg, s)
 	if err == nil {
 		err = p.Refresh(ctx)
+		if errors.Is(err, hiveserver.ErrStoreNotReady) {
+			err = nil // Run waits for the leader, and says so
+		}
 	}
 	if err != nil {
 		s.Close()
@@ -147,6 +159,11 @@ func openHiveserver(ctx context.Context, store, servers string, sources []hivese
 	}
 	return p, s, nil
 }
+
+// sharedStore reports whether the store of dsn may be shared by several
+// service replicas (MySQL), so that its schema is the leader's to
+// migrate; an SQLite file belongs to its process.
+func sharedStore(dsn string) bool { return strings.HasPrefix(dsn, "mysql:") }
 
 // hiveserverConfig is the picker's Config for the -store and -hiveservers
 // flags and the slowpeer.hiveserver.* keys of conf.
@@ -159,7 +176,7 @@ func hiveserverConfig(store, servers string, conf hadoopConf) (hiveserver.Config
 		}
 		cfg.Servers = list
 	}
-	if strings.HasPrefix(store, "mysql:") {
+	if sharedStore(store) {
 		// Other replicas may write it: reload what they stored.
 		cfg.RefreshInterval = hiveserver.DefaultSharedRefreshInterval
 	}

@@ -26,7 +26,7 @@ func TestHiveserverPick(t *testing.T) {
 	ctx := context.Background()
 	conf := hadoopConf{hiveserver.QueryTimeoutKey: "1h"}
 	picker, store, err := openHiveserver(ctx, "sqlite:"+filepath.Join(t.TempDir(), "hs.db"),
-		"hs1.example:10000, hs2.example:10000", nil, false, conf, slog.New(slog.DiscardHandler))
+		"hs1.example:10000, hs2.example:10000", nil, false, false, conf, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestHiveserverUsage(t *testing.T) {
 func TestOpenHiveserverErrors(t *testing.T) {
 	f := func(store, servers string, conf hadoopConf, want string) {
 		t.Helper()
-		_, s, err := openHiveserver(context.Background(), store, servers, nil, false, conf, slog.New(slog.DiscardHandler))
+		_, s, err := openHiveserver(context.Background(), store, servers, nil, false, false, conf, slog.New(slog.DiscardHandler))
 		if err == nil {
 			s.Close()
 			t.Fatalf("openHiveserver(%q, %q, %v) works", store, servers, conf)

@@ -20,7 +20,8 @@ type kyuubiFlags struct {
 }
 
 func (f *kyuubiFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.etcd, "kyuubi-etcd", "", "follow the Kyuubi servers registered in etcd at `etcd://H:P[,H:P]/NAMESPACE` (kyuubi.ha.addresses, kyuubi.ha.namespace; default namespace "+discovery.DefaultKyuubiNamespace+")")
+	fs.StringVar(&f.etcd, "kyuubi-etcd", "", "follow the Kyuubi servers registered in etcd at `etcd://[USER:PASSWORD@]H:P[,H:P]/NAMESPACE` (kyuubi.ha.addresses, kyuubi.ha.namespace; default namespace "+
+		discovery.DefaultKyuubiNamespace+"; USER:PASSWORD, percent-encoded, an etcd user to read as)")
 }
 
 // check names the first bad flag.
@@ -28,36 +29,47 @@ func (f *kyuubiFlags) check() error {
 	if f.etcd == "" {
 		return nil
 	}
-	_, _, err := parseKyuubiEtcd(f.etcd)
+	_, err := parseKyuubiEtcd(f.etcd)
 	return err
 }
 
-// parseKyuubiEtcd reads etcd://H:P[,H:P]/NAMESPACE into the endpoints and
-// the namespace (DefaultKyuubiNamespace when the path is empty).
-func parseKyuubiEtcd(s string) (endpoints []string, namespace string, err error) {
+// parseKyuubiEtcd reads etcd://[USER:PASSWORD@]H:P[,H:P]/NAMESPACE into a
+// watcher's config: the endpoints, the namespace (DefaultKyuubiNamespace
+// when the path is empty) and the etcd user. Its errors never show the
+// password.
+func parseKyuubiEtcd(s string) (discovery.EtcdWatcherConfig, error) {
+	cfg := discovery.DefaultEtcdWatcherConfig()
 	rest, ok := strings.CutPrefix(s, "etcd://")
 	if !ok {
-		return nil, "", fmt.Errorf("-kyuubi-etcd %q: want etcd://H:P[,H:P]/NAMESPACE", s)
+		return cfg, fmt.Errorf("-kyuubi-etcd: want etcd://H:P[,H:P]/NAMESPACE")
 	}
 	hosts, ns, _ := strings.Cut(rest, "/")
+	if at := strings.LastIndex(hosts, "@"); at >= 0 {
+		user, pass, err := discovery.ParseCredentials(hosts[:at])
+		if err != nil {
+			return cfg, fmt.Errorf("-kyuubi-etcd: %w", err)
+		}
+		cfg.Username, cfg.Password, hosts = user, pass, hosts[at+1:]
+		s = "etcd://" + url.PathEscape(user) + ":xxxxx@" + hosts + "/" + ns // for the errors below
+	}
+	var endpoints []string
 	for h := range strings.SplitSeq(hosts, ",") {
 		if h = strings.TrimSpace(h); h == "" {
-			return nil, "", fmt.Errorf("-kyuubi-etcd %q: an empty etcd address", s)
+			return cfg, fmt.Errorf("-kyuubi-etcd %q: an empty etcd address", s)
 		}
 		if u, err := url.Parse("etcd://" + h); err != nil || u.Host != h || u.Port() == "" {
-			return nil, "", fmt.Errorf("-kyuubi-etcd %q: %q is not host:port", s, h)
+			return cfg, fmt.Errorf("-kyuubi-etcd %q: %q is not host:port", s, h)
 		}
 		endpoints = append(endpoints, h)
 	}
 	if strings.Trim(ns, "/") == "" {
 		ns = discovery.DefaultKyuubiNamespace
 	}
-	cfg := discovery.DefaultEtcdWatcherConfig()
 	cfg.Endpoints, cfg.Namespace = endpoints, ns
 	if err := cfg.Validate(); err != nil {
-		return nil, "", fmt.Errorf("-kyuubi-etcd %q: %w", s, err)
+		return cfg, fmt.Errorf("-kyuubi-etcd %q: %w", s, err)
 	}
-	return endpoints, ns, nil
+	return cfg, nil
 }
 
 // watcher returns the watcher of the Kyuubi servers in etcd, nil without
@@ -66,12 +78,11 @@ func (f *kyuubiFlags) watcher(log *slog.Logger, onChange func()) (*discovery.Etc
 	if f.etcd == "" {
 		return nil, nil
 	}
-	endpoints, ns, err := parseKyuubiEtcd(f.etcd)
+	cfg, err := parseKyuubiEtcd(f.etcd)
 	if err != nil {
 		return nil, err
 	}
-	cfg := discovery.DefaultEtcdWatcherConfig()
-	cfg.Endpoints, cfg.Namespace, cfg.Logger, cfg.OnChange = endpoints, ns, log, onChange
+	cfg.Logger, cfg.OnChange = log, onChange
 	w, err := discovery.NewEtcdWatcher(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("watch Kyuubi registrations in etcd: %w", err)

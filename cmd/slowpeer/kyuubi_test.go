@@ -126,12 +126,15 @@ func TestNamenodeKyuubiEtcd(t *testing.T) {
 func TestParseKyuubiEtcd(t *testing.T) {
 	f := func(s string, want []string, wantNS, wantErr string) {
 		t.Helper()
-		eps, ns, err := parseKyuubiEtcd(s)
+		cfg, err := parseKyuubiEtcd(s)
 		if (err == nil) != (wantErr == "") || (err != nil && !strings.Contains(err.Error(), wantErr)) {
 			t.Fatalf("parseKyuubiEtcd(%q) error %v, want %q", s, err, wantErr)
 		}
-		if err == nil && (!slices.Equal(eps, want) || ns != wantNS) {
-			t.Fatalf("parseKyuubiEtcd(%q) = %q, %q; want %q, %q", s, eps, ns, want, wantNS)
+		if err != nil && strings.Contains(err.Error(), "s3cret") {
+			t.Fatalf("parseKyuubiEtcd(%q): the error shows the password: %v", s, err)
+		}
+		if err == nil && (!slices.Equal(cfg.Endpoints, want) || cfg.Namespace != wantNS) {
+			t.Fatalf("parseKyuubiEtcd(%q) = %q, %q; want %q, %q", s, cfg.Endpoints, cfg.Namespace, want, wantNS)
 		}
 	}
 	f("etcd://e1:2379,e2:2379/kyuubi", []string{"e1:2379", "e2:2379"}, "kyuubi", "")
@@ -141,18 +144,23 @@ func TestParseKyuubiEtcd(t *testing.T) {
 	f("etcd://e1/kyuubi", nil, "", "not host:port")
 	f("etcd://e1:2379,,e2:2379/k", nil, "", "empty etcd address")
 	f("etcd://e1:2379/a/../b", nil, "", "namespace")
+	f("etcd://kyuubi:s3cret@e1:2379/kyuubi", []string{"e1:2379"}, "kyuubi", "")
+	f("etcd://kyuubi:s3cret@e1/kyuubi", nil, "", "not host:port")
+	f("etcd://kyuubi@e1:2379/kyuubi", nil, "", "USER:PASSWORD")
+	if cfg, err := parseKyuubiEtcd("etcd://ky%3Au:p%40ss@e1:2379/k"); err != nil || cfg.Username != "ky:u" || cfg.Password != "p@ss" {
+		t.Fatalf("credentials: %+v, %v", cfg, err)
+	}
 }
 
 func FuzzParseKyuubiEtcd(f *testing.F) {
 	f.Add("etcd://e1:2379,e2:2379/kyuubi")
 	f.Add("etcd://[::1]:2379/")
+	f.Add("etcd://u:p@e1:2379/k")
 	f.Fuzz(func(t *testing.T, s string) {
-		eps, ns, err := parseKyuubiEtcd(s)
+		cfg, err := parseKyuubiEtcd(s)
 		if err != nil {
 			return
 		}
-		cfg := discovery.DefaultEtcdWatcherConfig()
-		cfg.Endpoints, cfg.Namespace = eps, ns
 		if err := cfg.Validate(); err != nil {
 			t.Fatalf("parseKyuubiEtcd(%q) accepted what the watcher refuses: %v", s, err)
 		}

@@ -74,11 +74,11 @@ func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if err != nil {
 		return usageError{err}
 	}
-	tlsCfg, reload, err := f.tls.load()
+	tlsFiles, err := f.tls.load()
 	if err != nil {
 		return usageError{err}
 	}
-	cfg.TLS = tlsCfg
+	cfg.TLS = tlsFiles.server
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	cfg.Logger = log
 	// Listen first: a taken port fails before the store is opened, and
@@ -109,7 +109,7 @@ func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	g := newGroup(log)
 	// Before it answers: what the other replicas know (-replicas, and
 	// those registered with -registry), else the file.
-	startState(ctx, g, srv, &f.state, f.store, func() []string {
+	startState(ctx, g, srv, &f.state, f.store, stateClient(tlsFiles.peer), func() []string {
 		peers, _ := f.state.peers() // checked
 		if u, _ := f.registry.check(); replica != nil {
 			peers = append(peers, registeredPeers(ctx, u, self, log)...)
@@ -123,7 +123,7 @@ func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	}
 	// SIGHUP re-reads the TLS files, if any; it never ends the service
 	// (systemctl reload sends it).
-	g.Go("TLS reload on SIGHUP", newHangup(log, reload).run)
+	g.Go("TLS reload on SIGHUP", newHangup(log, tlsFiles.reload).run)
 	if replica == nil {
 		g.Go("leader work", work.run)
 	} else {
@@ -204,7 +204,9 @@ func namenodeComponents(ctx context.Context, g *group, f *namenodeFlags, conf ha
 	// Open, only known HiveServers may post: else anyone could make a
 	// host of their choosing known, and picked.
 	knownOnly := srv.Config().AuthToken == ""
-	picker, store, err := openHiveserver(ctx, f.store, f.hiveservers, sources, knownOnly, conf, log)
+	// Replicas that share a store leave its schema to their leader.
+	leaderMigrates := replica != nil && sharedStore(f.store)
+	picker, store, err := openHiveserver(ctx, f.store, f.hiveservers, sources, knownOnly, leaderMigrates, conf, log)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -225,6 +227,9 @@ func namenodeComponents(ctx context.Context, g *group, f *namenodeFlags, conf ha
 			now := time.Now()
 			return picker.Ranked(now, srv.SlowHosts(now))
 		}}
+	if leaderMigrates {
+		work.reload = picker.Refresh
+	}
 	notify = work.notify
 	return picker, work, nil
 }

@@ -221,13 +221,14 @@ func startNamenode(t *testing.T, args ...string) (addr string, stop func() (code
 		logW.Close()
 	}()
 	// The log says where it listens.
+	var logs strings.Builder
 	lines := bufio.NewScanner(logR)
 	for addr == "" && lines.Scan() {
+		logs.WriteString(lines.Text() + "\n")
 		if _, rest, ok := strings.Cut(lines.Text(), "msg=serving listen="); ok {
 			addr = rest
 		}
 	}
-	var logs strings.Builder
 	drained := make(chan struct{})
 	go func() {
 		for lines.Scan() {

@@ -36,7 +36,8 @@ type registryFlags struct {
 }
 
 func (f *registryFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.url, "registry", "", "register in `zk://H:P[,H:P]/ROOT or etcd://H:P[,H:P]/ROOT` and elect a leader among the replicas (ROOT default "+discovery.DefaultRoot+")")
+	fs.StringVar(&f.url, "registry", "", "register in `zk://H:P[,H:P]/ROOT or etcd://H:P[,H:P]/ROOT` and elect a leader among the replicas (ROOT default "+discovery.DefaultRoot+
+		"); zk://USER:PASSWORD@... authenticates with a ZooKeeper digest (znodes readable by all, writable by USER), etcd://USER:PASSWORD@... as an etcd user")
 	fs.StringVar(&f.advertise, "advertise", "", "`HOST:PORT` the other replicas, agents and clients reach this one at (default: the -listen address, when it names a host)")
 }
 
@@ -88,9 +89,10 @@ func replicaConfig(u discovery.RegistryURL, advertise, scheme string, conf hadoo
 }
 
 // leaderWork is what one replica alone does, the leader with -registry,
-// else the only one: publish the balanced HiveServer2 namespace (a new
-// publisher each term) and prune the hook event store. leading guards
-// every write.
+// else the only one: migrate the schema of a shared hook event store
+// (with reload set; a lone service's store is migrated when opened),
+// then publish the balanced HiveServer2 namespace (a new publisher each
+// term) and prune the store. leading guards every write.
 type leaderWork struct {
 	hs2          *hs2Flags
 	registration func(server string) (discovery.Registration, bool) // what the watchers know
@@ -99,6 +101,10 @@ type leaderWork struct {
 	retention    time.Duration
 	leading      func() bool // nil: always
 	log          *slog.Logger
+	// reload, when set, makes the term start with the store's
+	// migration, then is called (the picker's Refresh) so that this
+	// replica serves at once rather than at its picker's next try.
+	reload func(ctx context.Context) error
 
 	publisher atomic.Pointer[discovery.Publisher] // the running term's
 }
@@ -115,6 +121,9 @@ func (w *leaderWork) notify() {
 const pruneEvery = time.Hour
 
 func (w *leaderWork) run(ctx context.Context) error {
+	if err := w.migrate(ctx); err != nil {
+		return err
+	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	pub, err := w.hs2.publisher(w.log, w.eligible, w.registration, w.leading)
@@ -148,6 +157,30 @@ func (w *leaderWork) run(ctx context.Context) error {
 		case <-tick.C:
 		}
 	}
+}
+
+// migrate migrates the store's schema when the term starts with it. An
+// error ends the term's work (the replica tries again a second later);
+// a schema newer than this binary knows is such an error, which the
+// picker reports too.
+func (w *leaderWork) migrate(ctx context.Context) error {
+	if w.reload == nil || (w.leading != nil && !w.leading()) {
+		return nil
+	}
+	have, want, err := w.store.SchemaVersion(ctx)
+	if err == nil && have == want {
+		return nil // the usual start: nothing to do, nothing to say
+	}
+	start := time.Now()
+	if err := w.store.Migrate(ctx); err != nil {
+		return fmt.Errorf("leader: %w", err)
+	}
+	w.log.Info("leader migrated the hive event store's schema", slog.String("store", w.store.String()),
+		slog.Int("from", have), slog.Int("to", want), slog.Duration("took", time.Since(start).Round(time.Millisecond)))
+	if err := w.reload(ctx); err != nil && ctx.Err() == nil {
+		w.log.Warn("load the HiveServer workload after the migration", slog.Any("err", err))
+	}
+	return nil
 }
 
 // clusterHandler serves GET /v1/cluster: what replica knows, or, without

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"flag"
 	"fmt"
 	"net/http"
@@ -66,16 +67,27 @@ func (f *stateFlags) path(store string) string {
 	return f.file
 }
 
-// stateClient asks the replicas for their state.
-var stateClient = &http.Client{Timeout: namenode.DefaultRestoreTimeout}
+// stateClient is the client that asks the other replicas for their state,
+// with the replica's own TLS config for them (nil: plain HTTP, or the
+// system's roots); the server sends its bearer token.
+func stateClient(peer *tls.Config) *http.Client {
+	c := &http.Client{Timeout: namenode.DefaultRestoreTimeout}
+	if peer != nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.TLSClientConfig = peer
+		c.Transport = tr
+	}
+	return c
+}
 
 // startState fills srv before it serves, from the first replica that
 // peers names to answer, else from the state file, and adds to g the
 // member that keeps the file. A state that cannot be had is no error: the
 // service starts empty and says why.
-func startState(ctx context.Context, g *group, srv *namenode.Server, f *stateFlags, store string, peers func() []string) {
+func startState(ctx context.Context, g *group, srv *namenode.Server, f *stateFlags, store string, client *http.Client, peers func() []string) {
 	path := f.path(store)
-	srv.StartState(ctx, peers(), stateClient, path)
+	srv.StartState(ctx, peers(), client, path)
+	client.CloseIdleConnections()
 	if path == "" {
 		return
 	}

@@ -21,31 +21,45 @@ type serverTLSFlags struct {
 func (f *serverTLSFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.cert, "tls-cert", "", "PEM `F` with the service's certificate (and intermediates): serve HTTPS only; re-read on SIGHUP")
 	fs.StringVar(&f.key, "tls-key", "", "PEM `F` with the private key of -tls-cert; re-read on SIGHUP")
-	fs.StringVar(&f.clientCA, "tls-client-ca", "", "PEM `F` of the CAs whose client certificates are accepted; any other client is refused (mutual TLS); re-read on SIGHUP")
+	fs.StringVar(&f.clientCA, "tls-client-ca", "", "PEM `F` of the CAs whose client certificates are accepted; any other client is refused (mutual TLS); re-read on SIGHUP. "+
+		"A starting replica also trusts them for the other replicas' certificates, and presents its -tls-cert to them, when it takes their state")
 }
 
-// load reads the files and returns the server's TLS config (nil without
-// -tls-cert) and what SIGHUP re-reads.
-func (f *serverTLSFlags) load() (*tls.Config, []reloadable, error) {
+// serverTLS is what the TLS flags of "slowpeer namenode" load.
+type serverTLS struct {
+	// server is the service's config, nil without -tls-cert.
+	server *tls.Config
+	// peer is the config the service reads the other replicas with (GET
+	// /v1/state at start): its own certificate as the client's, and the
+	// -tls-client-ca CAs as the roots (the system's without it), as
+	// replicas of one service present certificates of one CA. Nil
+	// without -tls-cert.
+	peer *tls.Config
+	// reload is what SIGHUP re-reads.
+	reload []reloadable
+}
+
+// load reads the files.
+func (f *serverTLSFlags) load() (serverTLS, error) {
 	if f.cert == "" && f.key == "" {
 		if f.clientCA != "" {
-			return nil, nil, errors.New("-tls-client-ca needs -tls-cert and -tls-key")
+			return serverTLS{}, errors.New("-tls-client-ca needs -tls-cert and -tls-key")
 		}
-		return nil, nil, nil
+		return serverTLS{}, nil
 	}
 	pair, err := loadPair("-tls-cert", f.cert, "-tls-key", f.key)
 	if err != nil {
-		return nil, nil, err
+		return serverTLS{}, err
 	}
 	re := []reloadable{pairReloadable(pair)}
 	var clientCAs *certs.Pool
 	if f.clientCA != "" {
 		if clientCAs, err = certs.LoadPool(f.clientCA); err != nil {
-			return nil, nil, fmt.Errorf("-tls-client-ca: %w", err)
+			return serverTLS{}, fmt.Errorf("-tls-client-ca: %w", err)
 		}
 		re = append(re, reloadable{"client CAs " + f.clientCA, clientCAs.Reload, nil})
 	}
-	return certs.ServerConfig(pair, clientCAs), re, nil
+	return serverTLS{server: certs.ServerConfig(pair, clientCAs), peer: certs.ClientConfig(clientCAs, pair), reload: re}, nil
 }
 
 // clientFlags are the flags of a client of the service (the agent,

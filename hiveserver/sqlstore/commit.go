@@ -22,6 +22,9 @@ const maxAttempts = 5
 // hiveserver.ErrCommitUncertain (the COMMIT itself failed). A transaction
 // that lost a race with another service replica is tried again.
 func (s *Store) Commit(ctx context.Context, events []hiveserver.Event) ([]hiveserver.Change, error) {
+	if err := s.CheckSchema(ctx); err != nil {
+		return nil, err
+	}
 	for attempt := 1; ; attempt++ {
 		changes, err := s.commitOnce(ctx, events)
 		if err == nil {

@@ -11,6 +11,9 @@ type dialect struct {
 	// component's row (version 0 when new).
 	createVersionTable string
 	seedVersion        string
+	// versionTableExists counts the slowpeer_schema tables (0 or 1) in
+	// the catalog, so the version is read without creating anything.
+	versionTableExists string
 	// migrations[i] takes the schema from version i to i+1.
 	migrations [][]string
 	// txOptions are those of the writing transaction.

@@ -26,7 +26,12 @@
 //	  component, version
 //
 // Open creates the tables or migrates them to the version this package
-// knows, and refuses a schema newer than that.
+// knows, and refuses a schema newer than that: what a lone service does.
+// Service replicas that share a MySQL store leave the schema to their
+// leader: each opens it with Connect, which creates and alters nothing,
+// and the leader alone calls Store.Migrate. Until the schema is the
+// version this package knows, the store's methods fail with a
+// *SchemaError that is hiveserver.ErrStoreNotReady, and a Picker waits.
 //
 // # Durability
 //

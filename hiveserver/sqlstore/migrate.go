@@ -13,6 +13,9 @@ import (
 // whose DDL commits itself, a named lock keeps service replicas that start
 // together from migrating twice.
 func (s *Store) migrate(ctx context.Context) (err error) {
+	if have, want, err := s.SchemaVersion(ctx); err == nil && have == want {
+		return nil // nothing to do: take no lock, write nothing
+	}
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return err
@@ -64,7 +67,7 @@ func (s *Store) migrate(ctx context.Context) (err error) {
 	}
 	latest := len(s.d.migrations)
 	if version > latest {
-		return fmt.Errorf("schema version %d is newer than this slowpeer knows (%d): run a newer slowpeer", version, latest)
+		return &SchemaError{Store: s.desc, Have: version, Want: latest}
 	}
 	for v := version; v < latest; v++ {
 		for _, stmt := range s.d.migrations[v] {

@@ -67,6 +67,8 @@ var mysqlDialect = &dialect{
 		component VARCHAR(64) NOT NULL PRIMARY KEY,
 		version   INT NOT NULL)` + mysqlTable,
 	seedVersion: `INSERT IGNORE INTO slowpeer_schema (component, version) VALUES (?, 0)`,
+	versionTableExists: `SELECT COUNT(*) FROM information_schema.TABLES
+		WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'slowpeer_schema'`,
 	migrations: [][]string{{
 		// server holds a reports.ValidateNode id: a 255-byte host, brackets
 		// and a port. The primary key stays under InnoDB's 3072-byte limit.

@@ -21,6 +21,9 @@ const (
 // replicas runs, so replicas sharing a MySQL store do not all delete the
 // same rows; it is safe beside Commit and Snapshot.
 func (s *Store) Prune(ctx context.Context, before time.Time) (int64, error) {
+	if err := s.CheckSchema(ctx); err != nil {
+		return 0, err
+	}
 	cut := before.UnixMilli()
 	var n int64
 	for _, q := range []string{pruneQueries, pruneServers} {

@@ -11,6 +11,9 @@ import (
 // Snapshot reads the snapshot the workload is built from in one read-only
 // transaction, so that its three parts agree with each other.
 func (s *Store) Snapshot(ctx context.Context) (_ hiveserver.Snapshot, err error) {
+	if err := s.CheckSchema(ctx); err != nil {
+		return hiveserver.Snapshot{}, err
+	}
 	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return hiveserver.Snapshot{}, fmt.Errorf("read snapshot of %s: begin: %w", s.desc, err)

@@ -36,6 +36,7 @@ var sqliteDialect = &dialect{
 	name:               "sqlite",
 	createVersionTable: `CREATE TABLE IF NOT EXISTS slowpeer_schema (component TEXT PRIMARY KEY, version INTEGER NOT NULL)`,
 	seedVersion:        `INSERT OR IGNORE INTO slowpeer_schema (component, version) VALUES (?, 0)`,
+	versionTableExists: `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'slowpeer_schema'`,
 	migrations: [][]string{{
 		`CREATE TABLE hive_queries (
 			server   TEXT NOT NULL,
