@@ -60,14 +60,14 @@ func (s *dashboardSource) Snapshot(now time.Time) dashboard.View {
 		v.HiveServers = hs
 	}
 	d := &dashboard.Diagnosis{}
-	for _, f := range s.srv.SlowNodeFindings(now) {
+	for _, f := range s.srv.SlowNodeFindings() {
 		d.Findings = append(d.Findings, dashboard.Finding{Node: f.Node, Kind: string(f.Kind), Peer: f.Peer,
 			Rack: f.Rack, Reporters: f.Reporters, LatencyMs: f.LatencyMs, MedianMs: f.MedianMs})
 	}
 	v.Diagnosis = d
 	if s.matrix != nil {
 		v.Matrix = s.matrix(now)
-	} else if cells := s.srv.PeerLatencyCells(now, dashboardMaxCells); len(cells) > 0 {
+	} else if cells := s.srv.PeerLatencyCells(dashboardMaxCells); len(cells) > 0 {
 		m := &dashboard.Matrix{Latencies: make([]dashboard.Latency, len(cells))}
 		for i, c := range cells {
 			m.Latencies[i] = dashboard.Latency{Reporter: c.Reporter, Peer: c.Peer, LatencyMs: c.LatencyMs}
