@@ -112,10 +112,12 @@ type Config struct {
 	// HiveServer picker) keep new work away from, as Hadoop's block
 	// placement does with DatanodeManager.getSlowPeersUuidSet.
 	MaxSlowPeerCollectNodes int
-	// SlowSet is the hysteresis of the slow set that SlowNodes, SlowHosts
-	// and the heartbeat's answer use (slowpeer.slow.enter.after,
+	// SlowSet is the hysteresis of the slow set that SlowNodes, SlowHosts,
+	// the heartbeat's answer and the alerts use, fed by the diagnosis
+	// (slowset.go; slowpeer.slow.enter.after,
 	// slowpeer.slow.enter.reporters, slowpeer.slow.leave.after; default
-	// tracker.DefaultSlowSetConfig). /slowpeers keeps Hadoop's raw meaning.
+	// tracker.DefaultSlowSetConfig); links get LinkSlowSetConfig.
+	// /slowpeers keeps Hadoop's raw meaning.
 	SlowSet tracker.SlowSetConfig
 
 	// SlowNodesFloor is slowpeer.slownodes.floor.ms (default 0.25 ms): the

@@ -69,14 +69,16 @@ func (c SlowSetConfig) Validate() error {
 	return nil
 }
 
-// SlowSet is the set of nodes to keep new work away from: the Tracker's
-// slow nodes with hysteresis. A node enters only after it has been
+// SlowSet is the set of nodes to keep new work away from: slow nodes with
+// hysteresis, fed with the evidence of each read (the service and the
+// simulator feed it diagnosis.Evidence; Tracker.Counts is Hadoop's raw
+// evidence). A node enters only after it has been
 // reported by at least EnterReporters nodes at every Update for
 // EnterAfter, and leaves only after LeaveAfter without being so reported,
 // so that a pause of a few seconds on a healthy host, or a node slow now
 // and then, does not move work back and forth. The Tracker keeps Hadoop's
-// raw meaning (any valid report); the SlowSet is what the HiveServer
-// picker, the heartbeat's {"slow": true} and the alerts use.
+// raw meaning (any valid report); the service's SlowSet is what the
+// HiveServer picker, the heartbeat's {"slow": true} and the alerts use.
 //
 // It never reads the clock: Update takes now, and the times passed in
 // should not go back. Safe for concurrent use; construct with NewSlowSet.
@@ -113,9 +115,9 @@ type Change struct {
 	Left    []string
 }
 
-// Update takes the number of reporters of every reported node at now
-// (Tracker.Counts; a node left out has none) and returns who entered and
-// who left.
+// Update takes the number of reporters (or measured pairs) of every
+// reported node at now (diagnosis.Evidence, or Tracker.Counts; a node left
+// out has none) and returns who entered and who left.
 func (s *SlowSet) Update(now time.Time, counts []NodeCount) Change {
 	var ch Change
 	s.mu.Lock()
