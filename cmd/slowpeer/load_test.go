@@ -29,6 +29,7 @@ var (
 	loadDashboard      = flag.Bool("load-dashboard", true, "TestServiceLoad: read the dashboard too (its page, and its live events)")
 	loadBinary         = flag.String("load-binary", "", "TestServiceLoad: the slowpeer binary to run (default: build one)")
 	loadConns          = flag.Int("load-conns", 0, "TestServiceLoad: 0 gives each agent a connection of its own, as real agents hold; N shares N among all agents")
+	loadProfile        = flag.String("load-profile", "", "TestServiceLoad: run the service as this test binary (TestLoadServiceProcess) and write its CPU, mutex and block profiles into this directory")
 )
 
 // loadReadPaths are what the readers poll, once a second each: the
@@ -73,7 +74,14 @@ func TestServiceLoad(t *testing.T) {
 	args := append([]string{"namenode", "-listen", addr, "-conf", t.TempDir(),
 		"-store", "sqlite:" + filepath.Join(t.TempDir(), "hive.db"),
 		"-D", fmt.Sprintf("%s=%dms", reports.OutliersReportIntervalKey, ri.Milliseconds())}, strings.Fields(*loadServiceArgs)...)
-	nn := startProc(t, bin, "namenode", addr, args...)
+	procArgs := args
+	if *loadProfile != "" {
+		bin, procArgs = profiledService(t, *loadProfile, args)
+	}
+	nn := startProc(t, bin, "namenode", addr, procArgs...)
+	if *loadProfile != "" {
+		defer stopProfiled(t, nn) // after the last check: the profiles cover the run
+	}
 	readers := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
 	defer readers.CloseIdleConnections()
 	waitUp(t, readers, base, nn)
