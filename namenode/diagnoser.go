@@ -52,6 +52,7 @@ type diagnoser struct {
 	asksSeen   int64                // cellsAsked at the last step
 	sinceAsked int                  // steps since a reader last asked for cells
 	cells      []diagnosis.Cell     // the last cells published
+	cellsAt    time.Time            // when they were gathered
 
 	last atomic.Pointer[diagnosisResult]
 }
@@ -70,7 +71,8 @@ type diagnosisResult struct {
 	// nodes is the evidence that fed the slow set of nodes
 	// (diagnosis.Evidence), sorted by name.
 	nodes []tracker.NodeCount
-	cells []diagnosis.Cell // nil unless a reader asked lately
+	cells   []diagnosis.Cell // nil unless a reader asked lately
+	cellsAt time.Time        // the step that gathered cells
 }
 
 // emptyResult is what readers get before the first diagnosis.
@@ -186,14 +188,14 @@ func (d *diagnoser) unmeasured(now time.Time, t *tracker.Tracker) []tracker.Node
 // fresh when a reader asked since the last step, the last ones for a
 // while after, none once nobody asked for cellsKeptSteps steps. The
 // caller holds stepMu.
-func (d *diagnoser) publishCells(now time.Time) []diagnosis.Cell {
+func (d *diagnoser) publishCells(now time.Time) ([]diagnosis.Cell, time.Time) {
 	if asks := d.cellsAsked.Load(); asks != d.asksSeen {
 		d.asksSeen, d.sinceAsked = asks, 0
-		d.cells = d.matrix.Cells(now, int(d.cellsMax.Load()))
-		return d.cells
+		d.cells, d.cellsAt = d.matrix.Cells(now, int(d.cellsMax.Load())), now
+		return d.cells, d.cellsAt
 	}
 	if d.sinceAsked++; d.sinceAsked >= cellsKeptSteps {
-		d.cells = nil
+		d.cells, d.cellsAt = nil, time.Time{}
 	}
-	return d.cells
+	return d.cells, d.cellsAt
 }

@@ -97,14 +97,15 @@ func TestHeartbeatDoesNotWaitForFit(t *testing.T) {
 			t.Fatalf("GET %s: %d", path, w.Code)
 		}
 	}
-	cells := s.PeerLatencyCells(10)
+	cells, _ := s.PeerLatencyCells(10)
 	s.SlowNodes(clock.Now())
 	s.diag.stepMu.Unlock()
 	if len(cells) != 10 {
 		t.Fatalf("%d cells of the last diagnosis, want 10", len(cells))
 	}
 	s.Diagnose(clock.Now())
-	for _, c := range s.PeerLatencyCells(0) {
+	after, _ := s.PeerLatencyCells(0)
+	for _, c := range after {
 		if c.LatencyMs != 0.1 {
 			t.Fatalf("cell %+v after the next diagnosis, want the new rows", c)
 		}
@@ -117,17 +118,18 @@ func TestPeerLatencyCellsOnDemand(t *testing.T) {
 	s, clock, _ := newTestServer(t, nil)
 	clusterBeats(t, s, 4, func(from, to int) float64 { return 0.1 })
 	s.Diagnose(clock.Now())
-	if c := s.PeerLatencyCells(0); len(c) != 0 {
+	if c, _ := s.PeerLatencyCells(0); len(c) != 0 {
 		t.Fatalf("cells before anyone asked: %d", len(c))
 	}
 	s.Diagnose(clock.Now())
-	if c := s.PeerLatencyCells(0); len(c) != 12 {
-		t.Fatalf("%d cells once asked, want 12", len(c))
+	c, at := s.PeerLatencyCells(0)
+	if len(c) != 12 || !at.Equal(clock.Now()) {
+		t.Fatalf("%d cells of %v once asked, want 12 of %v", len(c), at, clock.Now())
 	}
 	for range cellsKeptSteps + 1 { // the first sees the last ask
 		s.Diagnose(clock.Now())
 	}
-	if c := s.PeerLatencyCells(0); len(c) != 0 {
+	if c, _ := s.PeerLatencyCells(0); len(c) != 0 {
 		t.Fatalf("%d cells after nobody asked for %d diagnoses, want 0", len(c), cellsKeptSteps)
 	}
 }

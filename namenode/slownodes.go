@@ -60,7 +60,8 @@ func (s *Server) Diagnose(now time.Time) []diagnosis.Finding {
 	d.apply()
 	findings := d.matrix.Diagnose(now) // expires what is old first
 	nodes := s.feedSlowSets(now, findings, d.unmeasured(now, s.tracker))
-	d.last.Store(&diagnosisResult{at: now, findings: findings, nodes: nodes, cells: d.publishCells(now)})
+	cells, cellsAt := d.publishCells(now)
+	d.last.Store(&diagnosisResult{at: now, findings: findings, nodes: nodes, cells: cells, cellsAt: cellsAt})
 	return findings
 }
 
@@ -120,17 +121,19 @@ func (s *Server) newDiagnosis() error {
 }
 
 // PeerLatencyCells returns at most max (max <= 0: all) cells of the
-// reporter × peer matrix as the last Diagnose saw them: what the agents'
-// peerLatencies said, for a heatmap. The cells are gathered only for
-// readers: the first call after a while returns none, and asks the next
-// Diagnose for them. The slice is the caller's.
-func (s *Server) PeerLatencyCells(max int) []diagnosis.Cell {
+// reporter × peer matrix as a recent Diagnose saw them, what the agents'
+// peerLatencies said, for a heatmap, and when that Diagnose ran: while
+// it is the same, so are the cells. They are gathered only for readers:
+// the first call after a while returns none, and asks the next Diagnose
+// for them. The slice is shared: do not modify it.
+func (s *Server) PeerLatencyCells(max int) (cells []diagnosis.Cell, at time.Time) {
 	d := s.diag
 	d.cellsMax.Store(int64(max))
 	d.cellsAsked.Add(1)
-	cells := d.current().cells
+	r := d.current()
+	cells = r.cells
 	if max > 0 && len(cells) > max {
 		cells = cells[:max]
 	}
-	return slices.Clone(cells)
+	return cells, r.cellsAt
 }

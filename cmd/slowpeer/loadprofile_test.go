@@ -15,10 +15,10 @@ import (
 // -test.cpuprofile, -test.mutexprofile and -test.blockprofile write its
 // profiles when it stops on SIGTERM.
 
-// loadServiceEnv carries the service's arguments to TestLoadServiceProcess,
+// loadServiceArgsEnv carries the service's arguments to TestLoadServiceProcess,
 // separated by loadArgSep.
 const (
-	loadServiceEnv = "SLOWPEER_LOAD_SERVICE_ARGS"
+	loadServiceArgsEnv = "SLOWPEER_LOAD_SERVICE_ARGS"
 	loadArgSep     = "\x1f"
 )
 
@@ -33,7 +33,7 @@ func profiledService(t *testing.T, dir string, args []string) (bin string, procA
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv(loadServiceEnv, strings.Join(args, loadArgSep))
+	t.Setenv(loadServiceArgsEnv, strings.Join(args, loadArgSep))
 	return os.Args[0], []string{"-test.run=^TestLoadServiceProcess$",
 		"-test.cpuprofile=" + filepath.Join(dir, "cpu.pprof"),
 		"-test.mutexprofile=" + filepath.Join(dir, "mutex.pprof"),
@@ -57,7 +57,7 @@ func stopProfiled(t *testing.T, nn *proc) {
 // TestLoadServiceProcess is the service of a profiled TestServiceLoad;
 // without its environment it skips.
 func TestLoadServiceProcess(t *testing.T) {
-	args := os.Getenv(loadServiceEnv)
+	args := os.Getenv(loadServiceArgsEnv)
 	if args == "" {
 		t.Skip("runs only as the service of TestServiceLoad -load-profile")
 	}
