@@ -70,7 +70,7 @@ type diagnosisResult struct {
 	findings []diagnosis.Finding // non-nil
 	// nodes is the evidence that fed the slow set of nodes
 	// (diagnosis.Evidence), sorted by name.
-	nodes []tracker.NodeCount
+	nodes   []tracker.NodeCount
 	cells   []diagnosis.Cell // nil unless a reader asked lately
 	cellsAt time.Time        // the step that gathered cells
 }

@@ -19,7 +19,7 @@ import (
 // separated by loadArgSep.
 const (
 	loadServiceArgsEnv = "SLOWPEER_LOAD_SERVICE_ARGS"
-	loadArgSep     = "\x1f"
+	loadArgSep         = "\x1f"
 )
 
 // profiledService returns the binary and arguments that run the service
