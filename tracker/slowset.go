@@ -85,7 +85,9 @@ func (c SlowSetConfig) Validate() error {
 type SlowSet struct {
 	cfg SlowSetConfig
 
-	mu    sync.Mutex
+	// mu is a read-write lock: the service asks Contains on every
+	// heartbeat, thousands a second, and Update runs every few seconds.
+	mu    sync.RWMutex
 	nodes map[string]*slowState // nodes in a streak of reports, and members
 	n     int                   // members
 }
@@ -161,29 +163,29 @@ func (s *SlowSet) Update(now time.Time, counts []NodeCount) Change {
 
 // Contains reports whether node is in the set.
 func (s *SlowSet) Contains(node string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
 	st := s.nodes[node]
 	return st != nil && st.member
 }
 
 // Nodes returns the members, sorted by name.
 func (s *SlowSet) Nodes() []string {
-	s.mu.Lock()
+	s.mu.RLock()
 	out := make([]string, 0, s.n)
 	for node, st := range s.nodes {
 		if st.member {
 			out = append(out, node)
 		}
 	}
-	s.mu.Unlock()
+	s.mu.RUnlock()
 	slices.Sort(out)
 	return out
 }
 
 // Len returns the number of members.
 func (s *SlowSet) Len() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
 	return s.n
 }
