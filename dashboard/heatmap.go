@@ -142,17 +142,24 @@ func newCell(latencyMs, medianMs float64) heatCell {
 // topKeys returns the MaxHeatmapNodes keys of the highest scores, sorted
 // by name.
 func topKeys(score map[string]float64) []string {
-	keys := make([]string, 0, len(score))
-	for k := range score {
-		keys = append(keys, k)
+	type scored struct {
+		key   string
+		score float64
 	}
-	slices.SortFunc(keys, func(a, b string) int {
-		if c := cmp.Compare(score[b], score[a]); c != 0 {
+	all := make([]scored, 0, len(score))
+	for k, v := range score {
+		all = append(all, scored{k, v})
+	}
+	slices.SortFunc(all, func(a, b scored) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
 			return c
 		}
-		return cmp.Compare(a, b)
+		return cmp.Compare(a.key, b.key)
 	})
-	keys = keys[:min(len(keys), MaxHeatmapNodes)]
+	keys := make([]string, min(len(all), MaxHeatmapNodes))
+	for i := range keys {
+		keys[i] = all[i].key
+	}
 	slices.Sort(keys)
 	return keys
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -52,6 +53,10 @@ type DataNodes struct {
 	// mu guards the map; held for writing, it guards every row too.
 	mu    sync.RWMutex
 	nodes map[string]*dataNode
+	// sorted holds the ids of nodes sorted, nil when stale: set with mu
+	// held for reading, cleared with it held for writing, so that a set
+	// one matches the map. Page walks it instead of sorting 10 000 rows.
+	sorted atomic.Pointer[[]string]
 }
 
 // dataNode is a row. While the table's lock is held for reading, its
@@ -125,6 +130,7 @@ func (t *DataNodes) Heartbeat(now time.Time, node string) (revived bool, err err
 			return false, ErrTableFull
 		}
 		t.nodes[strings.Clone(node)] = &dataNode{last: now}
+		t.sorted.Store(nil)
 		return true, nil
 	}
 	return t.beat(n, now), nil // came in between
@@ -184,6 +190,7 @@ func (t *DataNodes) Forget(now time.Time, after time.Duration) int {
 			n++
 		}
 	}
+	t.sorted.Store(nil)
 	return n
 }
 
@@ -242,38 +249,6 @@ func (t *DataNodes) State(now time.Time, node string) (State, bool) {
 		return Dead, true
 	}
 	return Live, true
-}
-
-// List returns every node with its state at now, sorted by node id.
-func (t *DataNodes) List(now time.Time) []DataNode {
-	page, _ := t.Page(now, "", 0)
-	return page
-}
-
-// Page returns, sorted by node id, the first limit nodes whose id sorts
-// after the id after ("" for the first page), with their state at now, and
-// whether more follow. limit <= 0 means no bound.
-func (t *DataNodes) Page(now time.Time, after string, limit int) (page []DataNode, more bool) {
-	t.mu.RLock()
-	out := make([]DataNode, 0, len(t.nodes))
-	for id, n := range t.nodes {
-		if id > after {
-			n.mu.Lock()
-			out = append(out, DataNode{Node: id, State: Live, LastHeartbeat: n.last, HTTPAddress: n.httpAddr})
-			n.mu.Unlock()
-		}
-	}
-	t.mu.RUnlock()
-	slices.SortFunc(out, func(a, b DataNode) int { return strings.Compare(a.Node, b.Node) })
-	if limit > 0 && len(out) > limit {
-		out, more = out[:limit:limit], true
-	}
-	for i := range out {
-		if t.isDead(now, out[i].LastHeartbeat) {
-			out[i].State = Dead
-		}
-	}
-	return out, more
 }
 
 // Check returns, sorted, the nodes found dead at now that no earlier Check
