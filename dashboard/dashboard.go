@@ -56,6 +56,13 @@ type Dashboard struct {
 
 	stopped  chan struct{} // closed when Run returns: event streams end
 	watchers atomic.Int64  // open event streams
+
+	// heatMu guards the last heatmap drawn from a Matrix and that Matrix:
+	// a Source that gives the same *Matrix again gets it again, not drawn
+	// anew (a matrix of 10 000 reporters is tens of milliseconds).
+	heatMu sync.Mutex
+	heatOf *Matrix
+	heat   heatmap
 }
 
 // New returns a Dashboard of src. A nil src is a programmer error.
@@ -132,7 +139,26 @@ func (d *Dashboard) page(now time.Time) page {
 	}
 	d.since = seen
 	d.mu.Unlock()
-	return newPage(now, v)
+	return newPage(now, v, d.heatmap(v))
+}
+
+// heatmap returns the heatmap of v, the last one when v has the Matrix it
+// was drawn from.
+func (d *Dashboard) heatmap(v View) heatmap {
+	if v.Matrix == nil {
+		return newHeatmap(nil, v.SlowNodes)
+	}
+	d.heatMu.Lock()
+	h, same := d.heat, d.heatOf == v.Matrix
+	d.heatMu.Unlock()
+	if same {
+		return h // read only: the pages share it
+	}
+	h = newHeatmap(v.Matrix, nil)
+	d.heatMu.Lock()
+	d.heatOf, d.heat = v.Matrix, h
+	d.heatMu.Unlock()
+	return h
 }
 
 // ServeHTTP answers GET and HEAD of Path (the page), EventsPath, and the

@@ -52,26 +52,16 @@ type pair struct{ reporter, peer string }
 // newHeatmap builds the grid from m, or without m from the latencies of
 // the slow-peer reports on slow, each compared with its reporter's median.
 func newHeatmap(m *Matrix, slow []SlowNode) heatmap {
+	if m != nil {
+		return matrixHeatmap(m)
+	}
 	latency := map[pair]float64{}
 	median := map[pair]float64{}
-	var h heatmap
-	if m != nil {
-		values := make([]float64, 0, len(m.Latencies))
-		for _, l := range m.Latencies {
-			latency[pair{l.Reporter, l.Peer}] = l.LatencyMs
-			values = append(values, l.LatencyMs)
-		}
-		h.MedianMs = medianOf(values)
-		for p := range latency {
-			median[p] = h.MedianMs
-		}
-	} else {
-		h.FromReports = true
-		for _, s := range slow {
-			for _, r := range s.Reporters {
-				latency[pair{r.Node, s.Node}] = r.LatencyMs
-				median[pair{r.Node, s.Node}] = r.MedianMs
-			}
+	h := heatmap{FromReports: true}
+	for _, s := range slow {
+		for _, r := range s.Reporters {
+			latency[pair{r.Node, s.Node}] = r.LatencyMs
+			median[pair{r.Node, s.Node}] = r.MedianMs
 		}
 	}
 	// A row or column scores what its cells exceed their medians by, in
@@ -79,7 +69,7 @@ func newHeatmap(m *Matrix, slow []SlowNode) heatmap {
 	// so does a bad link's one cell among cells at the median.
 	rowScore, colScore := map[string]float64{}, map[string]float64{}
 	for p, l := range latency {
-		over := max(0, min(ratio(l, median[p]), 1e6)-1)
+		over := excess(l, median[p])
 		rowScore[p.reporter] += over
 		colScore[p.peer] += over
 	}
@@ -88,32 +78,88 @@ func newHeatmap(m *Matrix, slow []SlowNode) heatmap {
 	for _, rep := range rows {
 		row := heatRow{Reporter: rep, Cells: make([]heatCell, len(cols))}
 		for i, peer := range cols {
-			l, ok := latency[pair{rep, peer}]
-			if !ok {
-				continue
+			if l, ok := latency[pair{rep, peer}]; ok {
+				row.Cells[i] = newCell(l, median[pair{rep, peer}])
 			}
-			r := ratio(l, median[pair{rep, peer}])
-			row.Cells[i] = heatCell{Measured: true, LatencyMs: l, Ratio: r, Level: level(r)}
 		}
 		h.Rows = append(h.Rows, row)
 	}
 	return h
 }
 
+// matrixHeatmap is newHeatmap of a Matrix: every cell compared with the
+// median of all. Scores are summed over the cells as they come, and only
+// the cells of the rows and columns shown are kept, so that a matrix of
+// 10 000 reporters × 15 peers costs two map updates a cell, not a map of
+// every pair. (Matrix.Latencies holds each pair once; one given twice
+// would count twice in the scores.)
+func matrixHeatmap(m *Matrix) heatmap {
+	h := heatmap{}
+	values := make([]float64, len(m.Latencies))
+	for i, l := range m.Latencies {
+		values[i] = l.LatencyMs
+	}
+	h.MedianMs = medianOf(values)
+	rowScore, colScore := map[string]float64{}, map[string]float64{}
+	for _, l := range m.Latencies {
+		over := excess(l.LatencyMs, h.MedianMs)
+		rowScore[l.Reporter] += over
+		colScore[l.Peer] += over
+	}
+	rows, cols := topKeys(rowScore), topKeys(colScore)
+	h.AllReporters, h.AllPeers, h.Peers = len(rowScore), len(colScore), cols
+	row := make(map[string]int, len(rows))
+	for i, rep := range rows {
+		row[rep] = i
+		h.Rows = append(h.Rows, heatRow{Reporter: rep, Cells: make([]heatCell, len(cols))})
+	}
+	col := make(map[string]int, len(cols))
+	for i, peer := range cols {
+		col[peer] = i
+	}
+	for _, l := range m.Latencies {
+		r, inRow := row[l.Reporter]
+		c, inCol := col[l.Peer]
+		if inRow && inCol {
+			h.Rows[r].Cells[c] = newCell(l.LatencyMs, h.MedianMs)
+		}
+	}
+	return h
+}
+
+// excess is what latencyMs exceeds medianMs by, as a ratio less one (0
+// below it, at most 1e6): a cell's part of its row's and column's score.
+func excess(latencyMs, medianMs float64) float64 {
+	return max(0, min(ratio(latencyMs, medianMs), 1e6)-1)
+}
+
+// newCell is a measured cell of latencyMs against medianMs.
+func newCell(latencyMs, medianMs float64) heatCell {
+	r := ratio(latencyMs, medianMs)
+	return heatCell{Measured: true, LatencyMs: latencyMs, Ratio: r, Level: level(r)}
+}
+
 // topKeys returns the MaxHeatmapNodes keys of the highest scores, sorted
 // by name.
 func topKeys(score map[string]float64) []string {
-	keys := make([]string, 0, len(score))
-	for k := range score {
-		keys = append(keys, k)
+	type scored struct {
+		key   string
+		score float64
 	}
-	slices.SortFunc(keys, func(a, b string) int {
-		if c := cmp.Compare(score[b], score[a]); c != 0 {
+	all := make([]scored, 0, len(score))
+	for k, v := range score {
+		all = append(all, scored{k, v})
+	}
+	slices.SortFunc(all, func(a, b scored) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
 			return c
 		}
-		return cmp.Compare(a, b)
+		return cmp.Compare(a.key, b.key)
 	})
-	keys = keys[:min(len(keys), MaxHeatmapNodes)]
+	keys := make([]string, min(len(all), MaxHeatmapNodes))
+	for i := range keys {
+		keys[i] = all[i].key
+	}
 	slices.Sort(keys)
 	return keys
 }

@@ -2,8 +2,11 @@ package dashboard
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/slowpeer/slowpeer/reports"
 )
@@ -126,4 +129,85 @@ func TestDashboardLevel(t *testing.T) {
 	f(12, 4)
 	f(24, 5)
 	f(1e9, 5)
+}
+
+// referenceHeatmap is newHeatmap of a Matrix as it was first written, a
+// map of every pair: the reference matrixHeatmap must agree with.
+func referenceHeatmap(m *Matrix) heatmap {
+	latency := map[pair]float64{}
+	var h heatmap
+	values := make([]float64, 0, len(m.Latencies))
+	for _, l := range m.Latencies {
+		latency[pair{l.Reporter, l.Peer}] = l.LatencyMs
+		values = append(values, l.LatencyMs)
+	}
+	h.MedianMs = medianOf(values)
+	rowScore, colScore := map[string]float64{}, map[string]float64{}
+	for p, l := range latency {
+		over := max(0, min(ratio(l, h.MedianMs), 1e6)-1)
+		rowScore[p.reporter] += over
+		colScore[p.peer] += over
+	}
+	rows, cols := topKeys(rowScore), topKeys(colScore)
+	h.AllReporters, h.AllPeers, h.Peers = len(rowScore), len(colScore), cols
+	for _, rep := range rows {
+		row := heatRow{Reporter: rep, Cells: make([]heatCell, len(cols))}
+		for i, peer := range cols {
+			l, ok := latency[pair{rep, peer}]
+			if !ok {
+				continue
+			}
+			r := ratio(l, h.MedianMs)
+			row.Cells[i] = heatCell{Measured: true, LatencyMs: l, Ratio: r, Level: level(r)}
+		}
+		h.Rows = append(h.Rows, row)
+	}
+	return h
+}
+
+// The heatmap of a Matrix is the reference's, on random matrices with
+// missing pairs, slow rows and slow columns.
+func TestDashboardHeatmapMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 20 {
+		m := &Matrix{}
+		n := 5 + rng.IntN(60)
+		for r := range n {
+			for p := range n {
+				if r == p || rng.IntN(4) == 0 {
+					continue
+				}
+				// Powers of two keep the scores' sums exact whatever
+				// the order of adding, so ties break alike.
+				ms := float64(int(1) << rng.IntN(3))
+				if p%7 == round%7 || r%11 == round%11 {
+					ms *= 16
+				}
+				m.Latencies = append(m.Latencies, Latency{Reporter: fmt.Sprintf("r%02d:1", r), Peer: fmt.Sprintf("p%02d:1", p), LatencyMs: ms})
+			}
+		}
+		if got, want := newHeatmap(m, nil), referenceHeatmap(m); !reflect.DeepEqual(got, want) {
+			t.Fatalf("round %d (%d nodes): heatmap\n%+v\nwant\n%+v", round, n, got, want)
+		}
+	}
+}
+
+// The heatmap of a Matrix the Source gives again is drawn once; a new
+// Matrix is drawn anew.
+func TestDashboardHeatmapOncePerMatrix(t *testing.T) {
+	v := slowView()
+	v.Matrix = &Matrix{Latencies: []Latency{
+		{Reporter: "10.0.0.2:9866", Peer: "10.0.0.5:9866", LatencyMs: 35.2},
+		{Reporter: "10.0.0.2:9866", Peer: "10.0.0.3:9866", LatencyMs: 2},
+	}}
+	d := New(SourceFunc(func(time.Time) View { return v }), Config{Now: func() time.Time { return t0 }})
+	first := d.page(t0).Heatmap
+	v.Matrix.Latencies[0].LatencyMs = 99 // a Source must not; here it shows the reuse
+	if again := d.page(t0).Heatmap; !reflect.DeepEqual(again, first) {
+		t.Fatalf("the same Matrix was drawn anew: %+v", again)
+	}
+	v.Matrix = &Matrix{Latencies: slices.Clone(v.Matrix.Latencies)}
+	if fresh := d.page(t0).Heatmap; fresh.Rows[0].Cells[1].LatencyMs != 99 {
+		t.Fatalf("a new Matrix was not drawn: %+v", fresh)
+	}
 }

@@ -57,9 +57,9 @@ type slowRow struct {
 	Diagnosis string
 }
 
-// newPage digests v at now.
-func newPage(now time.Time, v View) page {
-	p := page{Now: now, Diagnosis: v.Diagnosis, Heatmap: newHeatmap(v.Matrix, v.SlowNodes),
+// newPage digests v at now, with heat, the heatmap of v.
+func newPage(now time.Time, v View, heat heatmap) page {
+	p := page{Now: now, Diagnosis: v.Diagnosis, Heatmap: heat,
 		Hive: v.HiveServers, Cluster: v.Cluster}
 	for _, s := range v.SlowNodes {
 		row := slowRow{Node: s.Node, Since: s.Since, Reporters: len(s.Reporters)}

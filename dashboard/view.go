@@ -31,6 +31,8 @@ type View struct {
 	Diagnosis *Diagnosis
 	// Matrix is the reporter × peer latency matrix; nil without one, and
 	// the heatmap is then drawn from the latencies in SlowNodes' reports.
+	// A Source may give the same *Matrix again while it has not changed
+	// (it must not change it then): the heatmap is drawn once for it.
 	Matrix *Matrix
 	// DataNodes are every DataNode the service knows, sorted by id.
 	DataNodes []DataNode

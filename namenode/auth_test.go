@@ -103,6 +103,7 @@ func TestSlowNodesSkipDead(t *testing.T) {
 	mustHeartbeat(t, s, reports.Heartbeat{Node: "10.0.0.5:9866"})
 	mustHeartbeat(t, s, report("10.0.0.2:9866", "10.0.0.5:9866", "10.0.0.6:9866"))
 	mustHeartbeat(t, s, report("10.0.0.3:9866", "10.0.0.5:9866"))
+	s.Diagnose(clock.Now())
 	if got := strings.Join(s.SlowNodes(clock.Now()), " "); got != "10.0.0.5:9866" {
 		t.Fatalf("SlowNodes = %s", got)
 	}
@@ -113,6 +114,7 @@ func TestSlowNodesSkipDead(t *testing.T) {
 		mustHeartbeat(t, s, reports.Heartbeat{Node: n})
 	}
 	now := clock.Now()
+	s.Diagnose(now)
 	if st, _ := s.DataNodes().State(now, "10.0.0.5:9866"); st != Dead {
 		t.Fatalf("10.0.0.5 is %s", st)
 	}

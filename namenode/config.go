@@ -112,10 +112,12 @@ type Config struct {
 	// HiveServer picker) keep new work away from, as Hadoop's block
 	// placement does with DatanodeManager.getSlowPeersUuidSet.
 	MaxSlowPeerCollectNodes int
-	// SlowSet is the hysteresis of the slow set that SlowNodes, SlowHosts
-	// and the heartbeat's answer use (slowpeer.slow.enter.after,
+	// SlowSet is the hysteresis of the slow set that SlowNodes, SlowHosts,
+	// the heartbeat's answer and the alerts use, fed by the diagnosis
+	// (slowset.go; slowpeer.slow.enter.after,
 	// slowpeer.slow.enter.reporters, slowpeer.slow.leave.after; default
-	// tracker.DefaultSlowSetConfig). /slowpeers keeps Hadoop's raw meaning.
+	// tracker.DefaultSlowSetConfig); links get LinkSlowSetConfig.
+	// /slowpeers keeps Hadoop's raw meaning.
 	SlowSet tracker.SlowSetConfig
 
 	// SlowNodesFloor is slowpeer.slownodes.floor.ms (default 0.25 ms): the
@@ -214,6 +216,10 @@ func DefaultConfig() Config {
 	}
 }
 
+// LocalEnterReporters is DefaultLocalConfig's slowpeer.slow.enter.reporters:
+// 3 measured pairs, as the demo judges a fault found.
+const LocalEnterReporters = 3
+
 // DefaultLocalConfig returns DefaultConfig with the DataNodes' schedule
 // shortened from minutes to seconds, as datanode.DefaultLocalConfig sends
 // it, for a cluster on one machine (the demo, end-to-end tests) where a
@@ -223,8 +229,10 @@ func DefaultConfig() Config {
 //     agents' faster heartbeats.
 //   - OutliersReportInterval 5s (not 30m): a report stays valid for 15s, so
 //     a node that stops being reported slow leaves /slowpeers quickly.
-//   - SlowSet without hysteresis (tracker.RawSlowSetConfig): a local
-//     cluster's slow node must be avoided within seconds.
+//   - SlowSet without delays: a local cluster's slow node must be avoided
+//     within seconds. A node enters at the first diagnosis that finds it
+//     on at least LocalEnterReporters pairs (what the demo calls found),
+//     and leaves at the first that does not.
 //
 // HeartbeatRecheckInterval keeps its 5m: on loopback no DataNode dies
 // unless asked to.
@@ -232,7 +240,7 @@ func DefaultLocalConfig() Config {
 	c := DefaultConfig()
 	c.HeartbeatInterval = time.Second
 	c.OutliersReportInterval = 5 * time.Second
-	c.SlowSet = tracker.RawSlowSetConfig()
+	c.SlowSet = tracker.SlowSetConfig{EnterReporters: LocalEnterReporters}
 	return c
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -164,4 +165,43 @@ func TestDataNodesRefresh(t *testing.T) {
 	if died := d.Check(t0.Add(7 * time.Minute)); !slices.Equal(died, []string{"a:1"}) {
 		t.Fatalf("Check after a refresh = %v, want a:1 reported dead again", died)
 	}
+}
+
+// List stays sorted and whole as nodes come, go and are restored: the
+// sorted ids it walks are renewed at each change.
+func TestDataNodesListFollowsChanges(t *testing.T) {
+	now := time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
+	tb := NewDataNodes(time.Minute, 0)
+	ids := func() string {
+		var out []string
+		for _, d := range tb.List(now) {
+			out = append(out, d.Node)
+		}
+		return strings.Join(out, " ")
+	}
+	f := func(want string) {
+		t.Helper()
+		if got := ids(); got != want {
+			t.Fatalf("List = %q, want %q", got, want)
+		}
+	}
+	tb.Heartbeat(now, "b:1")
+	tb.Heartbeat(now, "d:1")
+	f("b:1 d:1")
+	tb.Heartbeat(now, "a:1")
+	f("a:1 b:1 d:1")
+	tb.Restore(now, "c:1", now)
+	f("a:1 b:1 c:1 d:1")
+	if page, more := tb.Page(now, "b:1", 1); len(page) != 1 || page[0].Node != "c:1" || !more {
+		t.Fatalf("Page after b:1, 1 = %+v, %v", page, more)
+	}
+	if page, more := tb.Page(now, "bb:1", 5); len(page) != 2 || page[0].Node != "c:1" || more {
+		t.Fatalf("Page after bb:1 = %+v, %v", page, more)
+	}
+	now = now.Add(time.Hour)
+	tb.Heartbeat(now, "d:1")
+	if n := tb.Forget(now, 30*time.Minute); n != 3 {
+		t.Fatalf("Forget dropped %d, want 3", n)
+	}
+	f("d:1")
 }

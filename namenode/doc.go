@@ -43,9 +43,11 @@
 //     next one when more follow.
 //   - GET /v1/slownodes: the diagnosis (package diagnosis) of the
 //     reporter × peer matrix that the heartbeats' peerLatencies fill, each
-//     report replacing its sender's row, run at most every
-//     [DiagnoseEvery] and cached ([Server.SlowNodeFindings]); its findings
-//     per kind are slowpeer_slow_node_findings{kind} in /metrics.
+//     report replacing its sender's row, run every [DiagnoseEvery] by
+//     [Server.RunDiagnosis] ([Server.Diagnose]); readers get the last
+//     diagnosis ([Server.SlowNodeFindings]), never waiting for a fit, and
+//     a heartbeat only hands its row over. Its findings per kind are
+//     slowpeer_slow_node_findings{kind} in /metrics.
 //   - GET /v1/state: the valid reports with their arrival times and the
 //     DataNode table ([Snapshot], JSON), for a replica that starts; it
 //     needs the bearer token whenever one is set, GET or not.
@@ -94,17 +96,21 @@
 // [Server.IsSlowHost] give them the slow set: the top
 // dfs.namenode.max.slowpeer.collect.nodes nodes of a tracker.SlowSet, as
 // Hadoop's DatanodeManager.getSlowPeersUuidSet collects slow nodes for
-// block placement, but with hysteresis (slowpeer.slow.enter.after,
+// block placement, but fed by the diagnosis (diagnosis.Evidence: node and
+// rack findings, and the reports of reporters that send no
+// peerLatencies), with hysteresis (slowpeer.slow.enter.after,
 // slowpeer.slow.enter.reporters, slowpeer.slow.leave.after) and without
-// the DataNodes that are dead; the heartbeat's {"slow": true} uses the
-// same set, /slowpeers the raw reports.
+// the DataNodes that are dead; the heartbeat's {"slow": true} and the
+// alerts use the same set, /slowpeers the raw reports. Link findings go
+// to a slow set of links that nothing avoids.
 //
 // # Time and goroutines
 //
 // [Server.Step] is the periodic work (delete expired reports, forget long
 // dead DataNodes, log the DataNodes that came up and died, and the
 // refused requests, in a few summary lines); [Server.RunSteps] calls it
-// every heartbeat interval until its context ends. [Server.Serve] runs RunSteps and an
+// every heartbeat interval until its context ends. [Server.RunDiagnosis]
+// runs the diagnosis every [DiagnoseEvery]. [Server.Serve] runs both and an
 // HTTP server on a listener, and on cancellation lets in-flight requests
 // finish within Config.ShutdownTimeout; [Server.Run] listens on
 // Config.Listen and serves there; [Server.RunStateFile] and
@@ -128,6 +134,11 @@
 //	slowpeer_slow_node_reporters{node}              gauge     reporters of each of the top
 //	                                                          MetricsSlowNodes slow nodes; the series
 //	                                                          goes when the node leaves them
+//	slowpeer_slow_set_nodes                         gauge     nodes in the slow set
+//	slowpeer_slow_set_member{node}                  gauge     1 for each of the top MetricsSlowNodes
+//	                                                          members of the slow set
+//	slowpeer_slow_set_links                         gauge     links in the slow set of links
+//	slowpeer_slow_node_findings{kind}               gauge     findings of the last diagnosis
 //	slowpeer_tracker_entries                        gauge     (slow node, reporter) entries held
 //	slowpeer_datanodes{state="live"|"dead"}         gauge     the DataNode table
 //	slowpeer_http_request_duration_seconds{method,route}

@@ -102,12 +102,15 @@ func (s *Server) heartbeat(c *gin.Context) {
 	if revived {
 		s.registered.add(hb.Node)
 	}
+	// The diagnosis takes the row at its next run: a heartbeat never
+	// waits for a fit.
 	if hb.PeerLatencies != nil {
-		s.diag.report(now, hb.Node, hb.PeerLatencies)
+		s.diag.offer(now, hb.Node, hb.PeerLatencies)
+	} else if len(hb.SlowPeers) > 0 {
+		s.diag.sawRawReport(now)
 	}
 	s.metrics.heartbeats.Inc()
 	reply := replyNotSlow
-	s.updateSlowSet(now)
 	if s.slowSet.Contains(hb.Node) {
 		reply = replySlow
 	}

@@ -21,6 +21,7 @@ func TestHeartbeatAppliesReport(t *testing.T) {
 	if slow := mustHeartbeat(t, s, report(a, b)); slow {
 		t.Fatal("reporter told it is slow")
 	}
+	s.Diagnose(clock.Now()) // the slow set follows at the next diagnosis
 	// Reference: HDFS-16320, the heartbeat answer tells a DataNode that
 	// its peers report it slow.
 	if slow := mustHeartbeat(t, s, reports.Heartbeat{Node: b}); !slow {
@@ -48,6 +49,7 @@ func TestHeartbeatAppliesReport(t *testing.T) {
 	if s.Tracker().IsSlow(clock.Now(), c) {
 		t.Fatal("an empty report did not clear the earlier one")
 	}
+	s.Diagnose(clock.Now())
 	if slow := mustHeartbeat(t, s, reports.Heartbeat{Node: b}); slow {
 		t.Fatal("node no longer reported still told it is slow")
 	}
@@ -55,10 +57,12 @@ func TestHeartbeatAppliesReport(t *testing.T) {
 	// A report stays valid for 3 × dfs.datanode.outliers.report.interval.
 	mustHeartbeat(t, s, report(a, b))
 	clock.Advance(s.Config().ReportValidity() - time.Nanosecond)
+	s.Diagnose(clock.Now())
 	if slow := mustHeartbeat(t, s, reports.Heartbeat{Node: b}); !slow {
 		t.Fatal("report expired early")
 	}
 	clock.Advance(time.Nanosecond)
+	s.Diagnose(clock.Now())
 	if slow := mustHeartbeat(t, s, reports.Heartbeat{Node: b}); slow {
 		t.Fatal("expired report still counts")
 	}
@@ -87,6 +91,7 @@ func TestHeartbeatRefusedChangesNothing(t *testing.T) {
 	auth := []string{"Authorization", "Bearer " + token}
 	mustHeartbeat(t, s, report("10.0.0.2:9866", "10.0.0.5:9866"), auth...)
 	clock.Advance(time.Second)
+	s.Diagnose(clock.Now())
 
 	peer := func(fields string) string { return `{"node":"10.0.0.9:9866","slowPeers":[` + fields + `]}` }
 	const good = `"node":"10.0.0.5:9866","latencyMs":40,"medianMs":2,"madMs":1,"upperLimitMs":6`

@@ -61,6 +61,7 @@ func TestHeartbeatLimits(t *testing.T) {
 	f(report(b, d), reasonLimitSlowNodes, MaxSlowNodesKey)
 	// What was admitted works: a replaces its report within the limits.
 	mustHeartbeat(t, s, report(a, b))
+	s.Diagnose(clock.Now())
 	if got := s.SlowNodes(clock.Now()); !reflect.DeepEqual(got, []string{b, c}) {
 		t.Fatalf("SlowNodes = %v", got)
 	}

@@ -21,7 +21,6 @@ const (
 	heartbeatsFamily = "slowpeer_heartbeats_received_total"
 	rejectedFamily   = "slowpeer_heartbeats_rejected_total"
 	slowNodesFamily  = "slowpeer_slow_nodes"
-	slowSetFamily    = "slowpeer_slow_set_nodes"
 	reportersFamily  = "slowpeer_slow_node_reporters"
 	entriesFamily    = "slowpeer_tracker_entries"
 	dataNodesFamily  = "slowpeer_datanodes"
@@ -148,8 +147,7 @@ func (s *Server) writeStateMetrics(w io.Writer, now time.Time) {
 	}
 	writeFamilyHeader(w, slowNodesFamily, "gauge", "Nodes with at least one valid slow-peer report.")
 	fmt.Fprintf(w, "%s %d\n", slowNodesFamily, slow)
-	writeFamilyHeader(w, slowSetFamily, "gauge", "Nodes in the slow set: reported long enough by enough nodes, and not yet quiet long enough.")
-	fmt.Fprintf(w, "%s %d\n", slowSetFamily, s.slowSet.Len())
+	s.writeSlowSetMetrics(w)
 	live, dead := s.nodes.Counts(now)
 	writeFamilyHeader(w, dataNodesFamily, "gauge",
 		"DataNodes known to the service, by state (live or dead, by Hadoop's heartbeat expiry rule).")

@@ -37,8 +37,6 @@ func (s *Server) Step(now time.Time) StepResult {
 		Died:      s.nodes.Check(now),
 		Forgotten: s.nodes.Forget(now, s.cfg.DataNodeForgetAfter),
 	}
-	s.diag.expire(now)
-	s.updateSlowSet(now)
 	names, n := s.registered.take()
 	logNodes(s.log, slog.LevelInfo, "datanodes are live", names, n)
 	logNodes(s.log, slog.LevelWarn, "datanodes are dead", res.Died, len(res.Died),
@@ -114,6 +112,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	stepCtx, stopSteps := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { s.RunSteps(stepCtx) })
+	wg.Go(func() { s.RunDiagnosis(stepCtx) })
 	served := make(chan error, 1)
 	wg.Go(func() { served <- srv.Serve(ln) })
 	s.log.Info("serving", slog.String("listen", addr))

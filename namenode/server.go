@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -37,11 +36,14 @@ type Server struct {
 	log     *slog.Logger
 	now     func() time.Time
 	tracker *tracker.Tracker
-	slowSet *tracker.SlowSet
-	nodes   *DataNodes
-	metrics *serverMetrics
-	diag    *diagnoser // the diagnosis of the agents' peerLatencies
-	engine  *gin.Engine
+	slowSet *tracker.SlowSet // nodes, fed by the diagnosis (slowset.go)
+	// slowLinks holds the links the diagnosis finds, "link:a|b"; nothing
+	// avoids them, the metrics count them.
+	slowLinks *tracker.SlowSet
+	nodes     *DataNodes
+	metrics   *serverMetrics
+	diag      *diagnoser // the diagnosis of the agents' peerLatencies
+	engine    *gin.Engine
 	// hostname is the beans' tag.Hostname; readRuntime reads the Go
 	// runtime for the JvmMetrics bean (tests replace it).
 	hostname    string
@@ -80,9 +82,10 @@ func New(cfg Config) (*Server, error) {
 			MaxEntries:   cfg.MaxTrackerEntries,
 			MaxSlowNodes: cfg.MaxSlowNodes,
 		}),
-		slowSet: tracker.NewSlowSet(cfg.SlowSet),
-		nodes:   NewDataNodes(cfg.DeadAfter(), cfg.MaxDataNodes),
-		heads:   make(map[string]bool),
+		slowSet:   tracker.NewSlowSet(cfg.SlowSet),
+		slowLinks: tracker.NewSlowSet(LinkSlowSetConfig(cfg)),
+		nodes:     NewDataNodes(cfg.DeadAfter(), cfg.MaxDataNodes),
+		heads:     make(map[string]bool),
 	}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -178,62 +181,6 @@ func (s *Server) DataNodes() *DataNodes { return s.nodes }
 
 // Config returns the Server's configuration.
 func (s *Server) Config() Config { return s.cfg }
-
-// SlowNodes returns the ids of the top MaxSlowPeerCollectNodes nodes of
-// the slow set at now that are not dead (most reporters first, then by
-// name): the set to keep new work away from, as Hadoop's
-// DatanodeManager.getSlowPeersUuidSet collects it for block placement,
-// but with the hysteresis of Config.SlowSet. A dead DataNode gets no work
-// anyway; leaving it out keeps its place for a live slow node while its
-// peers' reports of it expire.
-func (s *Server) SlowNodes(now time.Time) []string {
-	counts := s.updateSlowSet(now)
-	slices.SortStableFunc(counts, func(a, b tracker.NodeCount) int { return b.Reporters - a.Reporters })
-	var ids []string
-	add := func(node string) {
-		if len(ids) == s.cfg.MaxSlowPeerCollectNodes || slices.Contains(ids, node) {
-			return
-		}
-		if st, _ := s.nodes.State(now, node); st != Dead {
-			ids = append(ids, node)
-		}
-	}
-	for _, c := range counts {
-		if s.slowSet.Contains(c.Node) {
-			add(c.Node)
-		}
-	}
-	for _, n := range s.slowSet.Nodes() { // members in their quiet period
-		add(n)
-	}
-	return ids
-}
-
-// updateSlowSet feeds the tracker's counts at now to the slow set and
-// returns them.
-func (s *Server) updateSlowSet(now time.Time) []tracker.NodeCount {
-	counts := s.tracker.Counts(now)
-	s.slowSet.Update(now, counts)
-	return counts
-}
-
-// SlowHosts returns the distinct hosts (the node ids without port) of
-// SlowNodes(now), in the same order. It fits the slowHosts argument of
-// the HiveServer picker's handlers.
-func (s *Server) SlowHosts(now time.Time) []string {
-	var hosts []string
-	for _, id := range s.SlowNodes(now) {
-		if h := reports.Host(id); !slices.Contains(hosts, h) {
-			hosts = append(hosts, h)
-		}
-	}
-	return hosts
-}
-
-// IsSlowHost reports whether one of SlowNodes(now) runs on host.
-func (s *Server) IsSlowHost(now time.Time, host string) bool {
-	return slices.Contains(s.SlowHosts(now), host)
-}
 
 // hostAndPort is the JMX HostAndPort: the address Serve listens on (else
 // Config.Listen), with an unspecified host replaced by the host name.

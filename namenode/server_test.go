@@ -215,6 +215,7 @@ func TestSlowNodesAndHosts(t *testing.T) {
 	mustHeartbeat(t, s, report("10.0.0.3:9866", "10.0.0.5:9866", "10.0.0.6:9866"))
 	mustHeartbeat(t, s, report("10.0.0.4:9866", "10.0.0.5:9866"))
 	now := clock.Now()
+	s.Diagnose(now)
 	if got := strings.Join(s.SlowNodes(now), " "); got != "10.0.0.5:9866 10.0.0.6:9866" {
 		t.Fatalf("SlowNodes = %s", got)
 	}

@@ -29,6 +29,7 @@ func clusterBeats(t *testing.T, s *Server, n int, lat func(from, to int) float64
 
 func node(i int) string { return fmt.Sprintf("10.0.0.%d:9866", i+1) }
 
+// getFindings reads GET /v1/slownodes: the last Diagnose.
 func getFindings(t *testing.T, s *Server) []diagnosis.Finding {
 	t.Helper()
 	w := do(t, s, "GET", SlowNodesPath, "")
@@ -60,7 +61,11 @@ func TestSlowNodes(t *testing.T) {
 		}
 		return 0.1
 	})
+	if fs := getFindings(t, s); len(fs) != 0 {
+		t.Fatalf("before a diagnosis: findings %+v, want none", fs)
+	}
 	clock.Advance(DiagnoseEvery)
+	s.Diagnose(clock.Now())
 	fs := getFindings(t, s)
 	if len(fs) != 1 || fs[0].Node != node(3) || fs[0].Kind != diagnosis.Inbound || fs[0].Reporters != n-1 {
 		t.Fatalf("findings %+v, want %s inbound with %d reporters", fs, node(3), n-1)
@@ -81,9 +86,10 @@ func TestSlowNodes(t *testing.T) {
 	clusterBeats(t, s, n, func(from, to int) float64 { return 0.1 })
 	clock.Advance(time.Second)
 	if fs := getFindings(t, s); len(fs) != 1 {
-		t.Fatalf("within DiagnoseEvery: findings %+v, want the cached one", fs)
+		t.Fatalf("before the next diagnosis: findings %+v, want the published one", fs)
 	}
 	clock.Advance(DiagnoseEvery)
+	s.Diagnose(clock.Now())
 	if fs := getFindings(t, s); len(fs) != 0 {
 		t.Fatalf("after fresh reports: findings %+v, want none", fs)
 	}
@@ -97,6 +103,7 @@ func TestSlowNodesKinds(t *testing.T) {
 		s, clock, _ := newTestServer(t, edit)
 		clusterBeats(t, s, 12, lat)
 		clock.Advance(DiagnoseEvery)
+		s.Diagnose(clock.Now())
 		fs := getFindings(t, s)
 		if len(fs) != 1 || want.Node != "" && fs[0].Node != want.Node || fs[0].Kind != want.Kind || fs[0].Peer != want.Peer || fs[0].Rack != want.Rack {
 			t.Fatalf("%s: findings %+v, want one %+v", name, fs, want)
@@ -132,16 +139,20 @@ func TestSlowNodesKinds(t *testing.T) {
 	}, diagnosis.Finding{Kind: diagnosis.Rack, Rack: "/r1"}) // Node: the rack's slowest
 }
 
-// Step drops the rows of reporters that stopped sending, after the
+// Diagnose drops the rows of reporters that stopped sending, after the
 // report validity, as the tracker drops their reports.
 func TestSlowNodesExpire(t *testing.T) {
 	s, clock, _ := newTestServer(t, nil)
 	clusterBeats(t, s, 6, func(from, to int) float64 { return 0.1 })
+	if n := s.diag.matrix.Len(); n != 0 {
+		t.Fatalf("%d cells before a diagnosis applied the rows, want 0", n)
+	}
+	s.Diagnose(clock.Now())
 	if n := s.diag.matrix.Len(); n != 30 {
 		t.Fatalf("%d cells, want 30", n)
 	}
 	clock.Advance(s.Config().ReportValidity())
-	s.Step(clock.Now())
+	s.Diagnose(clock.Now())
 	if n := s.diag.matrix.Len(); n != 0 {
 		t.Fatalf("%d cells after the report validity, want 0", n)
 	}

@@ -9,8 +9,10 @@ import (
 )
 
 // TestSlowSetHysteresis checks that SlowNodes, the heartbeat's answer and
-// the slowpeer_slow_set_nodes gauge follow the slow set, while /slowpeers
-// keeps Hadoop's raw meaning.
+// the slowpeer_slow_set_nodes gauge follow the slow set, as of the last
+// Diagnose, while /slowpeers keeps Hadoop's raw meaning. The reporters
+// send no peerLatencies (as agents reading a Hadoop DataNode): their
+// reports are the evidence.
 func TestSlowSetHysteresis(t *testing.T) {
 	s, clock, _ := newTestServer(t, func(c *Config) {
 		c.SlowSet = tracker.SlowSetConfig{EnterAfter: 2 * time.Minute, EnterReporters: 2, LeaveAfter: 5 * time.Minute}
@@ -30,6 +32,7 @@ func TestSlowSetHysteresis(t *testing.T) {
 		return ""
 	}
 	reportBoth()
+	s.Diagnose(clock.Now())
 	if got := s.SlowNodes(clock.Now()); len(got) != 0 {
 		t.Fatalf("SlowNodes at once = %v, want none before enter-after", got)
 	}
@@ -41,6 +44,10 @@ func TestSlowSetHysteresis(t *testing.T) {
 	}
 	clock.Advance(2 * time.Minute)
 	reportBoth()
+	if got := s.SlowNodes(clock.Now()); len(got) != 0 {
+		t.Fatalf("SlowNodes before the next diagnosis = %v", got)
+	}
+	s.Diagnose(clock.Now())
 	if got := strings.Join(s.SlowNodes(clock.Now()), " "); got != "10.0.0.5:9866" {
 		t.Fatalf("SlowNodes after enter-after = %q", got)
 	}
@@ -51,11 +58,12 @@ func TestSlowSetHysteresis(t *testing.T) {
 	mustHeartbeat(t, s, report("10.0.0.2:9866"))
 	mustHeartbeat(t, s, report("10.0.0.3:9866"))
 	clock.Advance(4 * time.Minute)
+	s.Diagnose(clock.Now())
 	if got := s.SlowNodes(clock.Now()); len(got) != 1 {
 		t.Fatalf("SlowNodes in the quiet period = %v", got)
 	}
 	clock.Advance(time.Minute)
-	s.Step(clock.Now())
+	s.Diagnose(clock.Now())
 	if got := s.SlowNodes(clock.Now()); len(got) != 0 || gauge() != "0" {
 		t.Fatalf("SlowNodes after leave-after = %v", got)
 	}

@@ -94,6 +94,7 @@ func (t *DataNodes) Restore(now time.Time, node string, last time.Time) bool {
 	if !ok {
 		n = &dataNode{}
 		t.nodes[node] = n
+		t.sorted.Store(nil)
 	}
 	n.last, n.reportedDead = last, t.isDead(now, last)
 	return true

@@ -69,21 +69,25 @@ func (c SlowSetConfig) Validate() error {
 	return nil
 }
 
-// SlowSet is the set of nodes to keep new work away from: the Tracker's
-// slow nodes with hysteresis. A node enters only after it has been
+// SlowSet is the set of nodes to keep new work away from: slow nodes with
+// hysteresis, fed with the evidence of each read (the service and the
+// simulator feed it diagnosis.Evidence; Tracker.Counts is Hadoop's raw
+// evidence). A node enters only after it has been
 // reported by at least EnterReporters nodes at every Update for
 // EnterAfter, and leaves only after LeaveAfter without being so reported,
 // so that a pause of a few seconds on a healthy host, or a node slow now
 // and then, does not move work back and forth. The Tracker keeps Hadoop's
-// raw meaning (any valid report); the SlowSet is what the HiveServer
-// picker, the heartbeat's {"slow": true} and the alerts use.
+// raw meaning (any valid report); the service's SlowSet is what the
+// HiveServer picker, the heartbeat's {"slow": true} and the alerts use.
 //
 // It never reads the clock: Update takes now, and the times passed in
 // should not go back. Safe for concurrent use; construct with NewSlowSet.
 type SlowSet struct {
 	cfg SlowSetConfig
 
-	mu    sync.Mutex
+	// mu is a read-write lock: the service asks Contains on every
+	// heartbeat, thousands a second, and Update runs every few seconds.
+	mu    sync.RWMutex
 	nodes map[string]*slowState // nodes in a streak of reports, and members
 	n     int                   // members
 }
@@ -113,9 +117,9 @@ type Change struct {
 	Left    []string
 }
 
-// Update takes the number of reporters of every reported node at now
-// (Tracker.Counts; a node left out has none) and returns who entered and
-// who left.
+// Update takes the number of reporters (or measured pairs) of every
+// reported node at now (diagnosis.Evidence, or Tracker.Counts; a node left
+// out has none) and returns who entered and who left.
 func (s *SlowSet) Update(now time.Time, counts []NodeCount) Change {
 	var ch Change
 	s.mu.Lock()
@@ -159,29 +163,29 @@ func (s *SlowSet) Update(now time.Time, counts []NodeCount) Change {
 
 // Contains reports whether node is in the set.
 func (s *SlowSet) Contains(node string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
 	st := s.nodes[node]
 	return st != nil && st.member
 }
 
 // Nodes returns the members, sorted by name.
 func (s *SlowSet) Nodes() []string {
-	s.mu.Lock()
+	s.mu.RLock()
 	out := make([]string, 0, s.n)
 	for node, st := range s.nodes {
 		if st.member {
 			out = append(out, node)
 		}
 	}
-	s.mu.Unlock()
+	s.mu.RUnlock()
 	slices.Sort(out)
 	return out
 }
 
 // Len returns the number of members.
 func (s *SlowSet) Len() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
 	return s.n
 }

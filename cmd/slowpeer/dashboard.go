@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/slowpeer/slowpeer/dashboard"
@@ -26,6 +27,33 @@ type dashboardSource struct {
 
 	matrix  func(now time.Time) *dashboard.Matrix
 	cluster func(now time.Time) *dashboard.Cluster
+
+	// mu guards the Matrix made of the cells of the diagnosis at peerAt:
+	// the same one is given again until a diagnosis gathers new cells, so
+	// that the dashboard draws its heatmap once per diagnosis.
+	mu     sync.Mutex
+	peerAt time.Time
+	peer   *dashboard.Matrix
+}
+
+// peerMatrix returns the Matrix of the agents' peerLatencies as srv last
+// gathered them, nil without any.
+func (s *dashboardSource) peerMatrix() *dashboard.Matrix {
+	cells, at := s.srv.PeerLatencyCells(dashboardMaxCells)
+	if len(cells) == 0 {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.peer != nil && s.peerAt.Equal(at) {
+		return s.peer
+	}
+	m := &dashboard.Matrix{Latencies: make([]dashboard.Latency, len(cells))}
+	for i, c := range cells {
+		m.Latencies[i] = dashboard.Latency{Reporter: c.Reporter, Peer: c.Peer, LatencyMs: c.LatencyMs}
+	}
+	s.peer, s.peerAt = m, at
+	return m
 }
 
 // Snapshot reads srv, picker and the optional parts at now.
@@ -60,19 +88,15 @@ func (s *dashboardSource) Snapshot(now time.Time) dashboard.View {
 		v.HiveServers = hs
 	}
 	d := &dashboard.Diagnosis{}
-	for _, f := range s.srv.SlowNodeFindings(now) {
+	for _, f := range s.srv.SlowNodeFindings() {
 		d.Findings = append(d.Findings, dashboard.Finding{Node: f.Node, Kind: string(f.Kind), Peer: f.Peer,
 			Rack: f.Rack, Reporters: f.Reporters, LatencyMs: f.LatencyMs, MedianMs: f.MedianMs})
 	}
 	v.Diagnosis = d
 	if s.matrix != nil {
 		v.Matrix = s.matrix(now)
-	} else if cells := s.srv.PeerLatencyCells(now, dashboardMaxCells); len(cells) > 0 {
-		m := &dashboard.Matrix{Latencies: make([]dashboard.Latency, len(cells))}
-		for i, c := range cells {
-			m.Latencies[i] = dashboard.Latency{Reporter: c.Reporter, Peer: c.Peer, LatencyMs: c.LatencyMs}
-		}
-		v.Matrix = m
+	} else {
+		v.Matrix = s.peerMatrix()
 	}
 	if s.cluster != nil {
 		v.Cluster = s.cluster(now)

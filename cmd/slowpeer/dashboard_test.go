@@ -90,6 +90,7 @@ func TestDashboardMatrixFromPeerLatencies(t *testing.T) {
 	if w := serveOne(s, "POST", "/v1/heartbeat", hb, "application/json"); w.Code != 200 {
 		t.Fatalf("heartbeat: %d %s", w.Code, w.Body)
 	}
+	s.Diagnose(clock.Now()) // the cells of the last diagnosis, asked for above
 	v := src.Snapshot(clock.Now())
 	if v.Matrix == nil || len(v.Matrix.Latencies) != 2 {
 		t.Fatalf("matrix %+v, want the 2 cells of the heartbeat", v.Matrix)

@@ -43,7 +43,7 @@ func (d *demo) watch(ctx context.Context, w io.Writer) {
 		case <-check.C:
 		}
 		top := d.top()
-		findings := d.srv.SlowNodeFindings(time.Now())
+		findings := d.srv.SlowNodeFindings()
 		elapsed := d.since()
 		switch kind, reporters := d.judge(top, findings); {
 		case kind == "":
@@ -119,7 +119,7 @@ func (d *demo) report(ctx context.Context, w io.Writer) error {
 		return err
 	}
 	fmt.Fprintln(w)
-	if err := writeDiagnosis(w, d.srv.SlowNodeFindings(time.Now())); err != nil {
+	if err := writeDiagnosis(w, d.srv.SlowNodeFindings()); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)

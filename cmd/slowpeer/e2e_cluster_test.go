@@ -206,6 +206,30 @@ func (c *cluster) slowPeers(t *testing.T) []reports.SlowNode {
 	return nodes
 }
 
+// slowSet returns the nodes of the service's slow set, as its /metrics
+// names them (slowpeer_slow_set_member).
+func (c *cluster) slowSet(t *testing.T) []string {
+	t.Helper()
+	resp, err := c.client.Get(c.base + namenode.MetricsPath)
+	if err != nil {
+		c.fail(t, "read /metrics: %v", err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		c.fail(t, "read /metrics: %v", err)
+	}
+	var nodes []string
+	for _, line := range strings.Split(string(body), "\n") {
+		if rest, ok := strings.CutPrefix(line, `slowpeer_slow_set_member{node="`); ok {
+			if node, _, ok := strings.Cut(rest, `"`); ok {
+				nodes = append(nodes, node)
+			}
+		}
+	}
+	return nodes
+}
+
 // wait waits for the next poll, failing if a process has exited.
 func (c *cluster) wait(t *testing.T) {
 	t.Helper()

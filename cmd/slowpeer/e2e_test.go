@@ -1,6 +1,8 @@
 package main
 
 import (
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -79,6 +81,18 @@ func TestEndToEnd(t *testing.T) {
 			c.wait(t)
 		}
 		c.checkJMX(t, slow)
+		// The slow set, fed by the diagnosis of the agents' peerLatencies,
+		// takes the node in: the picker avoids it, the metrics name it, and
+		// its own agent is told so on its heartbeats.
+		agent := c.agents[e2eSlow]
+		c.waitFor(t, "the slow node in the slow set, and told so", e2eBound, func() bool {
+			return slices.Contains(c.slowSet(t), slow) &&
+				strings.Contains(agent.logText(), "this node is reported slow by its peers")
+		})
+		t.Logf("%s in the slow set after %v", slow, time.Since(c.live).Round(10*time.Millisecond))
+		if others := slices.DeleteFunc(c.slowSet(t), func(n string) bool { return n == slow }); len(others) > 0 {
+			t.Logf("the slow set holds other nodes too: %v (diagnosis false positives)", others)
+		}
 		c.stop(t)
 	})
 

@@ -29,6 +29,8 @@ var (
 	loadDashboard      = flag.Bool("load-dashboard", true, "TestServiceLoad: read the dashboard too (its page, and its live events)")
 	loadBinary         = flag.String("load-binary", "", "TestServiceLoad: the slowpeer binary to run (default: build one)")
 	loadConns          = flag.Int("load-conns", 0, "TestServiceLoad: 0 gives each agent a connection of its own, as real agents hold; N shares N among all agents")
+	loadServiceEnv     = flag.String("load-service-env", "", "TestServiceLoad: environment of the service only, space-separated KEY=VALUE (GOMAXPROCS=8 ...)")
+	loadProfile        = flag.String("load-profile", "", "TestServiceLoad: run the service as this test binary (TestLoadServiceProcess) and write its CPU, mutex and block profiles into this directory")
 )
 
 // loadReadPaths are what the readers poll, once a second each: the
@@ -73,7 +75,18 @@ func TestServiceLoad(t *testing.T) {
 	args := append([]string{"namenode", "-listen", addr, "-conf", t.TempDir(),
 		"-store", "sqlite:" + filepath.Join(t.TempDir(), "hive.db"),
 		"-D", fmt.Sprintf("%s=%dms", reports.OutliersReportIntervalKey, ri.Milliseconds())}, strings.Fields(*loadServiceArgs)...)
-	nn := startProc(t, bin, "namenode", addr, args...)
+	for _, kv := range strings.Fields(*loadServiceEnv) {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v) // the service inherits it; this process read its own at start
+	}
+	procArgs := args
+	if *loadProfile != "" {
+		bin, procArgs = profiledService(t, *loadProfile, args)
+	}
+	nn := startProc(t, bin, "namenode", addr, procArgs...)
+	if *loadProfile != "" {
+		defer stopProfiled(t, nn) // after the last check: the profiles cover the run
+	}
 	readers := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
 	defer readers.CloseIdleConnections()
 	waitUp(t, readers, base, nn)
@@ -88,8 +101,8 @@ func TestServiceLoad(t *testing.T) {
 			paths = append(paths, loadSlowNodesPath)
 		}
 	}
-	t.Logf("%d agents, heartbeat %v, report interval %v, peerLatencies %v, connections %s; readers of %v; service %v",
-		n, hb, ri, *loadPeerLatencies, connsName(*loadConns, n), paths, args[1:])
+	t.Logf("%d agents, heartbeat %v, report interval %v, peerLatencies %v, connections %s; readers of %v; service %v, environment %q",
+		n, hb, ri, *loadPeerLatencies, connsName(*loadConns, n), paths, args[1:], *loadServiceEnv)
 
 	// The run is bounded by its own deadline, whatever the service does.
 	ctx, cancel := context.WithTimeout(context.Background(), *loadDuration+time.Second)

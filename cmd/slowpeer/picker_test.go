@@ -73,7 +73,8 @@ func serveOne(s *namenode.Server, method, target, body, contentType string) *htt
 	return w
 }
 
-// slowReport posts a heartbeat from reporter naming each of peers slow.
+// slowReport posts a heartbeat from reporter naming each of peers slow,
+// then runs the diagnosis that feeds the slow set, as RunDiagnosis would.
 func slowReport(t *testing.T, s *namenode.Server, reporter string, peers ...string) {
 	t.Helper()
 	hb := reports.Heartbeat{Node: reporter, SlowPeers: []reports.SlowPeer{}}
@@ -84,6 +85,7 @@ func slowReport(t *testing.T, s *namenode.Server, reporter string, peers ...stri
 	if w := serveOne(s, "POST", namenode.HeartbeatPath, string(body), "application/json"); w.Code != 200 {
 		t.Fatalf("heartbeat from %s: %d %s", reporter, w.Code, w.Body)
 	}
+	s.Diagnose(s.Config().Now())
 }
 
 func hookEvent(server, hook, queryID string, ms int64) string {
@@ -158,6 +160,7 @@ func TestMountPicker(t *testing.T) {
 	}
 	// The reports expire: .6 is idle again and wins.
 	clock.Advance(s.Config().ReportValidity())
+	s.Diagnose(clock.Now())
 	if code, st := pick(); code != 200 || st.Server != "10.0.0.6:10000" {
 		t.Fatalf("pick after expiry = %d %+v", code, st)
 	}

@@ -69,7 +69,17 @@ func TestRulesUseExportedMetrics(t *testing.T) {
 	}
 	post(`{"node":"10.0.0.9:9866"}`)
 	now = now.Add(cfg.DeadAfter() + time.Second)
-	post(`{"node":"10.0.0.2:9866","slowPeers":[{"node":"10.0.0.5:9866","latencyMs":40,"medianMs":2,"madMs":1,"upperLimitMs":6}]}`)
+	// Two agents without peerLatencies report 10.0.0.5, over the slow
+	// set's enter-after: it enters.
+	report := func() {
+		for _, r := range []string{"10.0.0.2:9866", "10.0.0.3:9866"} {
+			post(`{"node":"` + r + `","slowPeers":[{"node":"10.0.0.5:9866","latencyMs":40,"medianMs":2,"madMs":1,"upperLimitMs":6}]}`)
+		}
+		s.Diagnose(now)
+	}
+	report()
+	now = now.Add(cfg.SlowSet.EnterAfter)
+	report()
 	var scrape bytes.Buffer
 	s.WriteMetrics(&scrape)
 	for _, name := range used {

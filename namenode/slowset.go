@@ -1,0 +1,163 @@
+package namenode
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/slowpeer/slowpeer/diagnosis"
+	"github.com/slowpeer/slowpeer/reports"
+	"github.com/slowpeer/slowpeer/tracker"
+)
+
+// The slow set: what the HiveServer picker avoids, what the heartbeat's
+// {"slow": true} answers and what the alerts watch. It is fed by the
+// diagnosis, as the simulation of DETECTION.md ("slowpeer's defaults, and
+// why") feeds it, by the rule of diagnosis.Evidence: a node enters on a
+// finding (Inbound, Outbound, Both, every node of a Rack) resting on at
+// least slowpeer.slow.enter.reporters pairs for slowpeer.slow.enter.after,
+// or on the slow-peer reports of reporters that send no peerLatencies (an
+// agent reading a Hadoop DataNode through -hadoop-jmx), each such reporter
+// counting one; it leaves after slowpeer.slow.leave.after without. Link
+// findings go to a slow set of links of their own, "link:a|b": a bad link
+// is not a slow node, so nothing avoids its ends; the metrics count them.
+// The tracker, behind /slowpeers, keeps Hadoop's raw meaning.
+
+// The slow set's families.
+const (
+	slowSetFamily       = "slowpeer_slow_set_nodes"
+	slowSetLinksFamily  = "slowpeer_slow_set_links"
+	slowSetMemberFamily = "slowpeer_slow_set_member"
+)
+
+// linkEnterMargin is the time, beyond two report intervals, a link must
+// last to enter its slow set: the margin the simulation gives it.
+const linkEnterMargin = time.Minute
+
+// LinkSlowSetConfig returns the hysteresis of the slow set of links of a
+// service of cfg: one finding is enough (a link rests on two cells, one a
+// direction), but it must last two report intervals and a minute (or
+// cfg.SlowSet.EnterAfter, if longer): a link rests on the cells of its two
+// ends, which a pause on either end can spoil for one report of each.
+// Without hysteresis (cfg.SlowSet.EnterAfter 0), none for links either.
+func LinkSlowSetConfig(cfg Config) tracker.SlowSetConfig {
+	lc := cfg.SlowSet
+	lc.EnterReporters = 1
+	if lc.EnterAfter > 0 {
+		lc.EnterAfter = max(lc.EnterAfter, 2*cfg.OutliersReportInterval+linkEnterMargin)
+	}
+	return lc
+}
+
+// feedSlowSets updates the slow sets at now from the findings and the
+// unmeasured reporters' counts, and returns the evidence of nodes.
+func (s *Server) feedSlowSets(now time.Time, findings []diagnosis.Finding, unmeasured []tracker.NodeCount) []tracker.NodeCount {
+	nodes, links := diagnosis.Evidence(findings, s.rackNodes(now), unmeasured)
+	s.slowSet.Update(now, nodes)
+	s.slowLinks.Update(now, links)
+	return nodes
+}
+
+// rackNodes returns the function that lists the DataNodes of a rack by
+// the configured topology, nil without one.
+func (s *Server) rackNodes(now time.Time) func(rack string) []string {
+	if s.cfg.Topology.Len() == 0 {
+		return nil
+	}
+	var byRack map[string][]string // built at the first Rack finding
+	return func(rack string) []string {
+		if byRack == nil {
+			byRack = map[string][]string{}
+			for _, d := range s.nodes.List(now) {
+				if r := s.cfg.Topology.Rack(d.Node); r != "" {
+					byRack[r] = append(byRack[r], d.Node)
+				}
+			}
+		}
+		return byRack[rack]
+	}
+}
+
+// slowSetOrder returns the members of the slow set, those the last
+// diagnosis still names first, most evidence first (then by name), then
+// those in their quiet period by name.
+func (s *Server) slowSetOrder() []string {
+	ev := slices.Clone(s.diag.current().nodes)
+	slices.SortStableFunc(ev, func(a, b tracker.NodeCount) int { return cmp.Compare(b.Reporters, a.Reporters) })
+	var out []string
+	seen := map[string]bool{}
+	for _, c := range ev {
+		if s.slowSet.Contains(c.Node) {
+			out = append(out, c.Node)
+			seen[c.Node] = true
+		}
+	}
+	for _, n := range s.slowSet.Nodes() {
+		if !seen[n] {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// SlowNodes returns the ids of the top MaxSlowPeerCollectNodes nodes of
+// the slow set that are not dead at now (most evidence first, then by
+// name): the set to keep new work away from, as Hadoop's
+// DatanodeManager.getSlowPeersUuidSet collects it for block placement,
+// but fed by the diagnosis, with the hysteresis of Config.SlowSet, as of
+// the last Diagnose. A dead DataNode gets no work anyway; leaving it out
+// keeps its place for a live slow node.
+func (s *Server) SlowNodes(now time.Time) []string {
+	var ids []string
+	for _, n := range s.slowSetOrder() {
+		if len(ids) == s.cfg.MaxSlowPeerCollectNodes {
+			break
+		}
+		if st, _ := s.nodes.State(now, n); st != Dead {
+			ids = append(ids, n)
+		}
+	}
+	return ids
+}
+
+// SlowHosts returns the distinct hosts (the node ids without port) of
+// SlowNodes(now), in the same order. It fits the slowHosts argument of
+// the HiveServer picker's handlers.
+func (s *Server) SlowHosts(now time.Time) []string {
+	var hosts []string
+	for _, id := range s.SlowNodes(now) {
+		if h := reports.Host(id); !slices.Contains(hosts, h) {
+			hosts = append(hosts, h)
+		}
+	}
+	return hosts
+}
+
+// IsSlowHost reports whether one of SlowNodes(now) runs on host.
+func (s *Server) IsSlowHost(now time.Time, host string) bool {
+	return slices.Contains(s.SlowHosts(now), host)
+}
+
+// writeSlowSetMetrics writes the slow set's families: its size, its
+// links, and a series for each of its top MetricsSlowNodes members
+// (sorted by name), so that made-up names cannot grow the series.
+func (s *Server) writeSlowSetMetrics(w io.Writer) {
+	members := s.slowSetOrder()
+	members = members[:min(len(members), s.cfg.MetricsSlowNodes)]
+	slices.SortFunc(members, strings.Compare)
+	writeFamilyHeader(w, slowSetFamily, "gauge",
+		"Nodes in the slow set (fed by the diagnosis): found long enough by enough pairs, and not yet quiet long enough.")
+	fmt.Fprintf(w, "%s %d\n", slowSetFamily, s.slowSet.Len())
+	writeFamilyHeader(w, slowSetMemberFamily, "gauge",
+		"1 for a node in the slow set, for the top slow set members only "+
+			"(slowpeer.namenode.metrics.slow.nodes); a series exists only while the node is among them.")
+	for _, n := range members {
+		fmt.Fprintf(w, "%s{node=%s} 1\n", slowSetMemberFamily, labelValue(n))
+	}
+	writeFamilyHeader(w, slowSetLinksFamily, "gauge",
+		"Links in the slow set of links: pairs the diagnosis found slow long enough; nothing avoids them.")
+	fmt.Fprintf(w, "%s %d\n", slowSetLinksFamily, s.slowLinks.Len())
+}
