@@ -100,7 +100,9 @@ type link struct {
 // links finds the single slow pairs: a residual above both ln(SlowFactor)
 // and LinkDeviations robust deviations (fit.pairSigma), on a cell above
 // the slow limit, between two nodes judged in the directions concerned.
-// The two directions of a pair make one link.
+// A node with two or more such cells as a sender, or two or more as a
+// receiver, has none of them as links (see spread). The two directions of
+// a pair make one link.
 func (m *Matrix) links(f *fit, logLimit float64) []link {
 	c := m.cfg
 	least := math.Log(c.SlowFactor)
@@ -119,6 +121,7 @@ func (m *Matrix) links(f *fit, logLimit float64) []link {
 			}
 		}
 	}
+	found = spread(found)
 	// Bring the two directions of a pair together, the slower first.
 	slices.SortFunc(found, func(a, b link) int {
 		return cmp.Or(
@@ -135,6 +138,33 @@ func (m *Matrix) links(f *fit, logLimit float64) []link {
 			x++
 		}
 		out = append(out, l)
+	}
+	return out
+}
+
+// spread drops the slow cells that share their sender with another slow
+// cell, or their receiver: a bad link is one pair, and a node that is slow
+// with several of its peers but not with most (then its effect would be
+// slow) is a node whose measurements stray, not a node with several bad
+// links. A sender starved of CPU for part of the time, or a receiver, is
+// slow in the blocks that met the starving, which a pair's median over a
+// few blocks does not always outvote: the cells it spoils are some of its
+// row (or column) chosen by chance. The two directions of one pair are a
+// sender and a receiver each once, and stay.
+func spread(found []link) []link {
+	if len(found) < 2 {
+		return found
+	}
+	from, to := map[int32]int{}, map[int32]int{}
+	for _, l := range found {
+		from[l.from]++
+		to[l.to]++
+	}
+	out := found[:0]
+	for _, l := range found {
+		if from[l.from] == 1 && to[l.to] == 1 {
+			out = append(out, l)
+		}
 	}
 	return out
 }
