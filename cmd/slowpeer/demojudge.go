@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/slowpeer/slowpeer/diagnosis"
 	"github.com/slowpeer/slowpeer/reports"
@@ -60,6 +61,7 @@ func (d *demo) falsePositive(node, why string) {
 	}
 	d.falsePos[node] = true
 	fmt.Fprintf(d.events, "demo: false positive after %v: %s %s\n", d.since(), node, why)
+	d.writeCells(d.events, time.Now())
 }
 
 // findingSummary is one line naming the diagnosis's findings.
