@@ -66,12 +66,14 @@ type slowNode struct {
 }
 
 // slowNodes judges each node by its effects: a direction with MinPairs
-// measured pairs is slow when its typical latency is above the limit.
+// measured pairs is slow when its typical latency is above the limit, if
+// there are others to judge it against (fit.compared).
 func (m *Matrix) slowNodes(f *fit, logLimit float64) []slowNode {
 	var slow []slowNode
+	senders, receivers := f.compared(m.cfg.MinPairs)
 	for id := range f.nCol {
-		in := int(f.nCol[id]) >= m.cfg.MinPairs && f.mu+f.r[id] > logLimit
-		out := int(f.nRow[id]) >= m.cfg.MinPairs && f.mu+f.s[id] > logLimit
+		in := receivers && int(f.nCol[id]) >= m.cfg.MinPairs && f.mu+f.r[id] > logLimit
+		out := senders && int(f.nRow[id]) >= m.cfg.MinPairs && f.mu+f.s[id] > logLimit
 		n := slowNode{id: int32(id)}
 		switch {
 		case in && out:
@@ -107,6 +109,9 @@ func (m *Matrix) links(f *fit, logLimit float64) []link {
 	c := m.cfg
 	least := math.Log(c.SlowFactor)
 	var found []link
+	if senders, receivers := f.compared(c.MinPairs); !senders || !receivers {
+		return nil
+	}
 	for k, i := range f.rows {
 		if int(f.nRow[i]) < c.MinPairs {
 			continue
@@ -167,4 +172,21 @@ func spread(found []link) []link {
 		}
 	}
 	return out
+}
+
+// compared tells whether the senders, and the receivers, are enough for
+// any of them to be judged: more than minPairs rows (columns) in the fit,
+// so that each is judged against at least minPairs others. A new
+// cluster's matrix fills a row at a time, as its agents' first reports
+// come; with two rows the fit puts each half-way from the other, and the
+// row of a reporter that timed its first packets on a busy CPU is slow
+// against the only other.
+func (f *fit) compared(minPairs int) (senders, receivers bool) {
+	columns := 0
+	for _, n := range f.nCol {
+		if n > 0 {
+			columns++
+		}
+	}
+	return len(f.rows) > minPairs, columns > minPairs
 }

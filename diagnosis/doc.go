@@ -99,7 +99,10 @@
 // Cells with fewer than MinSamples samples, or older than MaxAge, take no
 // part. The fit holds while the slow nodes are a minority of every row and
 // column they appear in; a node with fewer than MinPairs measured pairs in
-// a direction is not judged in it.
+// a direction is not judged in it, nor is any node in a direction with
+// MinPairs or fewer nodes to compare (rows as senders, columns as
+// receivers; a link needs both): a new cluster's matrix fills a row at a
+// time, and with two rows the fit puts each half-way from the other.
 //
 // # Cost
 //

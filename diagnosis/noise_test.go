@@ -101,3 +101,34 @@ func unordered(fs []Finding) []Finding {
 	}
 	return fs
 }
+
+// TestDiagnoseFirstRows: while a new cluster's first reports come in, a
+// row at a time, a reporter that measured everybody slow (its first
+// packets timed on a busy CPU) is not judged against one or two other
+// rows, and its peers are never slow for it.
+func TestDiagnoseFirstRows(t *testing.T) {
+	f := func(rows int, want ...Finding) {
+		t.Helper()
+		for seed := range uint64(20) {
+			c := small
+			c.seed = seed
+			c.slowOut = map[int]float64{0: 10}
+			m, err := New(labConfig())
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.fill(t, m, t0)
+			for i := rows; i < c.nodes; i++ {
+				m.Forget(nodeName(i))
+			}
+			if got := sloppy(m.Diagnose(t0)); !equalFindings(got, want) {
+				t.Errorf("%d rows, seed %d: got %+v, want %+v", rows, seed, got, want)
+			}
+		}
+	}
+	for rows := 1; rows <= DefaultMinPairs; rows++ {
+		f(rows)
+	}
+	f(DefaultMinPairs+1, Finding{Node: nodeName(0), Kind: Outbound})
+	f(small.nodes, Finding{Node: nodeName(0), Kind: Outbound})
+}
