@@ -27,12 +27,13 @@ const (
 	// far from the others, dfs.datanode.slowpeer.low.threshold.ms (5).
 	DefaultFloorMs = 5.0
 	// DefaultLinkDeviations is how many robust standard deviations of the
-	// fit's residuals a single pair must exceed to be a bad link. The fit
-	// pins many residuals at zero, so the robust deviation comes out about
-	// 8 % below the residuals' real spread: 6 of them are about 5.5 real
-	// ones, and a healthy matrix of 500 000 cells with normal residuals
-	// then shows a false link about once in a hundred diagnoses. (At 5,
-	// bench_test.go's healthy cluster of 10 000 nodes showed two.)
+	// fit's residuals a single pair must exceed to be a bad link. The
+	// robust deviation leaves out the residuals the fit pins at zero, so
+	// it is the residuals' real spread within 3 %, at 12 nodes as at
+	// 10 000 (counted in, they made it 21 % too small at 12, 8 % at
+	// 10 000 × 50): a healthy matrix of 500 000 cells with normal
+	// residuals shows a false link about once in 2 000 diagnoses.
+	// (At 5, bench_test.go's healthy cluster of 10 000 nodes showed two.)
 	DefaultLinkDeviations = 6.0
 	// DefaultRackFraction is the share of a rack's judged nodes that must
 	// be slow for the rack, rather than its nodes, to be the finding.

@@ -66,12 +66,14 @@ type slowNode struct {
 }
 
 // slowNodes judges each node by its effects: a direction with MinPairs
-// measured pairs is slow when its typical latency is above the limit.
+// measured pairs is slow when its typical latency is above the limit, if
+// there are others to judge it against (fit.compared).
 func (m *Matrix) slowNodes(f *fit, logLimit float64) []slowNode {
 	var slow []slowNode
+	senders, receivers := f.compared(m.cfg.MinPairs)
 	for id := range f.nCol {
-		in := int(f.nCol[id]) >= m.cfg.MinPairs && f.mu+f.r[id] > logLimit
-		out := int(f.nRow[id]) >= m.cfg.MinPairs && f.mu+f.s[id] > logLimit
+		in := receivers && int(f.nCol[id]) >= m.cfg.MinPairs && f.mu+f.r[id] > logLimit
+		out := senders && int(f.nRow[id]) >= m.cfg.MinPairs && f.mu+f.s[id] > logLimit
 		n := slowNode{id: int32(id)}
 		switch {
 		case in && out:
@@ -100,11 +102,16 @@ type link struct {
 // links finds the single slow pairs: a residual above both ln(SlowFactor)
 // and LinkDeviations robust deviations (fit.pairSigma), on a cell above
 // the slow limit, between two nodes judged in the directions concerned.
-// The two directions of a pair make one link.
+// A node with two or more such cells as a sender, or two or more as a
+// receiver, has none of them as links (see spread). The two directions of
+// a pair make one link.
 func (m *Matrix) links(f *fit, logLimit float64) []link {
 	c := m.cfg
 	least := math.Log(c.SlowFactor)
 	var found []link
+	if senders, receivers := f.compared(c.MinPairs); !senders || !receivers {
+		return nil
+	}
 	for k, i := range f.rows {
 		if int(f.nRow[i]) < c.MinPairs {
 			continue
@@ -119,6 +126,7 @@ func (m *Matrix) links(f *fit, logLimit float64) []link {
 			}
 		}
 	}
+	found = spread(found)
 	// Bring the two directions of a pair together, the slower first.
 	slices.SortFunc(found, func(a, b link) int {
 		return cmp.Or(
@@ -137,4 +145,48 @@ func (m *Matrix) links(f *fit, logLimit float64) []link {
 		out = append(out, l)
 	}
 	return out
+}
+
+// spread drops the slow cells that share their sender with another slow
+// cell, or their receiver: a bad link is one pair, and a node that is slow
+// with several of its peers but not with most (then its effect would be
+// slow) is a node whose measurements stray, not a node with several bad
+// links. A sender starved of CPU for part of the time, or a receiver, is
+// slow in the blocks that met the starving, which a pair's median over a
+// few blocks does not always outvote: the cells it spoils are some of its
+// row (or column) chosen by chance. The two directions of one pair are a
+// sender and a receiver each once, and stay.
+func spread(found []link) []link {
+	if len(found) < 2 {
+		return found
+	}
+	from, to := map[int32]int{}, map[int32]int{}
+	for _, l := range found {
+		from[l.from]++
+		to[l.to]++
+	}
+	out := found[:0]
+	for _, l := range found {
+		if from[l.from] == 1 && to[l.to] == 1 {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// compared tells whether the senders, and the receivers, are enough for
+// any of them to be judged: more than minPairs rows (columns) in the fit,
+// so that each is judged against at least minPairs others. A new
+// cluster's matrix fills a row at a time, as its agents' first reports
+// come; with two rows the fit puts each half-way from the other, and the
+// row of a reporter that timed its first packets on a busy CPU is slow
+// against the only other.
+func (f *fit) compared(minPairs int) (senders, receivers bool) {
+	columns := 0
+	for _, n := range f.nCol {
+		if n > 0 {
+			columns++
+		}
+	}
+	return len(f.rows) > minPairs, columns > minPairs
 }

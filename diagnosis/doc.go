@@ -74,9 +74,16 @@
 //     is above limit and its residual above max(ln k, LinkDeviations × σ):
 //     k times what i and j predict, and beyond the noise. σ is the robust
 //     standard deviation of the residuals (1.4826 × the median absolute
-//     residual), or that of row i or column j where it is over 1.5 times
-//     larger: a noisy node strays from the fit in all its pairs, which
-//     are not all bad links. The two directions of a pair make one
+//     residual, leaving out those the fit pinned at zero: the median
+//     cells of the rows and columns), or that of row i or column j where
+//     it is larger by more than three of its own standard errors (1.55
+//     times for 40 cells, 2.1 for 10): a noisy node strays from the fit
+//     in all its pairs, which are not all bad links. A bad link is one
+//     pair: a node with two or more slow cells as a sender, or two or
+//     more as a receiver, has none of them as links, since a node whose
+//     measurements stray (an agent starved of CPU part of the time) makes
+//     a few of its cells slow by chance, and a node slow with most of its
+//     peers is a slow node. The two directions of a pair make one
 //     finding, named by the slower;
 //   - with a Topology, a rack is one Rack finding in place of its nodes'
 //     findings, and of the links across its edge, when it has at least
@@ -92,7 +99,10 @@
 // Cells with fewer than MinSamples samples, or older than MaxAge, take no
 // part. The fit holds while the slow nodes are a minority of every row and
 // column they appear in; a node with fewer than MinPairs measured pairs in
-// a direction is not judged in it.
+// a direction is not judged in it, nor is any node in a direction with
+// MinPairs or fewer nodes to compare (rows as senders, columns as
+// receivers; a link needs both): a new cluster's matrix fills a row at a
+// time, and with two rows the fit puts each half-way from the other.
 //
 // # Cost
 //

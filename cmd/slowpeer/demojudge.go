@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/slowpeer/slowpeer/diagnosis"
 	"github.com/slowpeer/slowpeer/reports"
@@ -52,6 +53,28 @@ func (d *demo) judge(top []reports.SlowNode, findings []diagnosis.Finding) (kind
 	return kind, reporters
 }
 
+// judgedBothWays tells whether the diagnosis can judge the slow node in
+// both directions from cells: as a sender (its own row) and as a receiver
+// (its peers' cells of it), each with enough pairs of enough samples.
+// Until then which way it is slow is not known: a host slow both ways
+// whose own row has not come yet (a slow host's agent is slow to gather
+// the packets of its first report) shows as a slow receiver.
+func (d *demo) judgedBothWays(cells []diagnosis.Cell) bool {
+	var row, column int
+	for _, c := range cells {
+		if c.Samples < diagnosis.DefaultMinSamples {
+			continue
+		}
+		if c.Reporter == d.slowID {
+			row++
+		}
+		if c.Peer == d.slowID {
+			column++
+		}
+	}
+	return row >= diagnosis.DefaultMinPairs && column >= diagnosis.DefaultMinPairs
+}
+
 // falsePositive notes that node counts as found though nothing was
 // injected there, and says so on the demo's log the first time.
 func (d *demo) falsePositive(node, why string) {
@@ -60,6 +83,7 @@ func (d *demo) falsePositive(node, why string) {
 	}
 	d.falsePos[node] = true
 	fmt.Fprintf(d.events, "demo: false positive after %v: %s %s\n", d.since(), node, why)
+	d.writeCells(d.events, time.Now())
 }
 
 // findingSummary is one line naming the diagnosis's findings.

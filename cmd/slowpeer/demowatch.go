@@ -18,10 +18,11 @@ import (
 // passes or ctx ends. A slow node is found once the diagnosis names it
 // (for a pair-rate fault: a link between it and its peer) and, unless the
 // fault is a bad link, demoQuorum peers report it, with the same kind for
-// a whole report interval: the first reports of a cluster fill the matrix
-// a row at a time, and which way a host is slow shows only once its own
-// row and its peers' are in. The time to detect is when that kind first
-// showed. Every other node reported or diagnosed slow meanwhile is a
+// a whole report interval, and only once the slow node's own row and its
+// peers' cells of it are in (judgedBothWays): the first reports of a
+// cluster fill the matrix a row at a time, and which way a host is slow
+// shows only once both are in. The time to detect is when that kind
+// first showed. Every other node reported or diagnosed slow meanwhile is a
 // false positive.
 func (d *demo) watch(ctx context.Context, w io.Writer) {
 	deadline := demoDeadline
@@ -45,7 +46,11 @@ func (d *demo) watch(ctx context.Context, w io.Writer) {
 		top := d.top()
 		findings := d.srv.SlowNodeFindings()
 		elapsed := d.since()
-		switch kind, reporters := d.judge(top, findings); {
+		kind, reporters := d.judge(top, findings)
+		if kind != "" && !d.judgedBothWays(d.srv.PeerLatencyCells(time.Now(), 0)) {
+			kind = ""
+		}
+		switch {
 		case kind == "":
 			seen = ""
 		case kind != seen:
