@@ -5,18 +5,17 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/slowpeer/slowpeer/diagnosis"
 )
 
-// writeCells writes the diagnosis's reporter × peer matrix at now, one
-// line per reporter, each cell its latency in milliseconds and, in
-// parentheses, its samples, so that a false positive can be read off the
-// cells it came from. Rows and columns are named by the host's last
+// writeCells writes the diagnosis's reporter × peer matrix as the last
+// diagnosis saw it, one line per reporter, each cell its latency in
+// milliseconds and, in parentheses, its samples, so that a false positive
+// can be read off the cells it came from. Rows and columns are named by the host's last
 // address byte when every node is on one /24, as in the lab.
-func (d *demo) writeCells(w io.Writer, now time.Time) {
-	cells := d.srv.PeerLatencyCells(now, 0)
+func (d *demo) writeCells(w io.Writer) {
+	cells, _ := d.srv.PeerLatencyCells(0)
 	var nodes []string
 	byPair := map[[2]string]diagnosis.Cell{}
 	for _, c := range cells {

@@ -6,7 +6,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/slowpeer/slowpeer/diagnosis"
 	"github.com/slowpeer/slowpeer/reports"
@@ -83,7 +82,7 @@ func (d *demo) falsePositive(node, why string) {
 	}
 	d.falsePos[node] = true
 	fmt.Fprintf(d.events, "demo: false positive after %v: %s %s\n", d.since(), node, why)
-	d.writeCells(d.events, time.Now())
+	d.writeCells(d.events)
 }
 
 // findingSummary is one line naming the diagnosis's findings.

@@ -47,7 +47,9 @@ func (d *demo) watch(ctx context.Context, w io.Writer) {
 		findings := d.srv.SlowNodeFindings()
 		elapsed := d.since()
 		kind, reporters := d.judge(top, findings)
-		if kind != "" && !d.judgedBothWays(d.srv.PeerLatencyCells(time.Now(), 0)) {
+		// Asked at every check, so that the service keeps gathering them.
+		cells, _ := d.srv.PeerLatencyCells(0)
+		if kind != "" && !d.judgedBothWays(cells) {
 			kind = ""
 		}
 		switch {
