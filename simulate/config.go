@@ -6,6 +6,7 @@ import (
 
 	"github.com/slowpeer/slowpeer/datanode"
 	"github.com/slowpeer/slowpeer/diagnosis"
+	"github.com/slowpeer/slowpeer/namenode"
 	"github.com/slowpeer/slowpeer/outlier"
 	"github.com/slowpeer/slowpeer/reports"
 	"github.com/slowpeer/slowpeer/rolling"
@@ -109,11 +110,17 @@ type Algorithm struct {
 // (tracker.DefaultSlowSetConfig), and the diagnosis. `slowpeer simulate
 // -D` changes them as it would change the daemons'.
 func SlowpeerAlgorithm() Algorithm {
-	agent := datanode.DefaultConfig()
+	return Slowpeer(datanode.DefaultConfig(), namenode.DefaultConfig())
+}
+
+// Slowpeer returns slowpeer with the agents' configuration agent and the
+// service's svc, as the daemons would run with them: the service's report
+// validity (3 × its report interval), slow set and diagnosis floor.
+func Slowpeer(agent datanode.Config, svc namenode.Config) Algorithm {
 	d := diagnosis.DefaultConfig()
-	d.MaxAge = 3 * agent.ReportInterval
-	return Algorithm{Agent: agent, ReportValidity: 3 * agent.ReportInterval,
-		SlowSet: tracker.DefaultSlowSetConfig(), Diagnosis: &d}
+	d.MaxAge = svc.ReportValidity()
+	d.FloorMs = float64(svc.SlowNodesFloor) / float64(time.Millisecond)
+	return Algorithm{Agent: agent, ReportValidity: svc.ReportValidity(), SlowSet: svc.SlowSet, Diagnosis: &d}
 }
 
 // HadoopAlgorithm returns Hadoop's algorithm at Hadoop's defaults:
