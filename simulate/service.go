@@ -40,7 +40,7 @@ func newService(alg Algorithm, c *cluster, sc *score) (*service, error) {
 		lc := alg.SlowSet
 		lc.EnterReporters, lc.EnterAfter = 1, 0
 		s.links = tracker.NewSlowSet(lc)
-		s.confirm, s.reported = newLinkConfirmer(), map[string]time.Time{}
+		s.confirm, s.reported = newLinkConfirmer(dc.MinSamples, alg.ReportValidity), map[string]time.Time{}
 	}
 	return s, nil
 }
@@ -58,6 +58,7 @@ func (s *service) apply(c *cluster) error {
 		}
 		s.matrix.Forget(name)
 		s.reported[name] = r.at
+		s.confirm.report(name, r.at, r.latencies)
 		for _, l := range r.latencies {
 			if err := s.matrix.Add(name, l.Node, l.LatencyMs, int(min(l.Samples, 1<<31-1)), r.at); err != nil {
 				return fmt.Errorf("simulate: %w", err)
@@ -78,6 +79,6 @@ func (s *service) step(now time.Time, c *cluster) []string {
 	findings := s.matrix.Diagnose(now)
 	nodes, _ := evidence(findings, c)
 	s.set.Update(now, nodes)
-	s.links.Update(now, s.confirm.confirm(findings, s.reported))
+	s.links.Update(now, s.confirm.confirm(now, findings, s.reported))
 	return append(s.set.Nodes(), s.links.Nodes()...)
 }
