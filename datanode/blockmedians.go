@@ -23,8 +23,9 @@ const maxBlockPeers = 4096
 // milliseconds on a busy machine, a pause of either host) is one of many
 // and moves it little, where it moves a mean over the same packets a lot.
 // The span keeps it as recent as the averages: at one probe block a second
-// over 80 peers, 64 blocks of one peer are an hour and a half of history,
-// and a slow peer would take 40 minutes to move their median. The rolling
+// over 40 peers, a peer gets a block every 40 s, its latest 64 blocks are
+// 40 minutes of history, and a slow peer would take 20 minutes to move
+// their median. The rolling
 // averages, Hadoop's means, stay the input of the outlier test and of
 // /jmx.
 //
