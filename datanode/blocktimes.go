@@ -60,7 +60,7 @@ func (b *blockTimes) flush() {
 	if n%2 == 0 {
 		median = (b.scratch[n/2-1] + b.scratch[n/2]) / 2
 	}
-	b.metrics.blocks.add(b.peer, float64(median)/float64(time.Millisecond))
+	b.metrics.blocks.add(b.peer, b.ends[len(b.ends)-1], float64(median)/float64(time.Millisecond))
 	limit := clipFactor * median
 	for i, d := range b.took {
 		b.metrics.AddSendPacketDownstreamAt(b.ends[i], b.peer, min(d, limit))

@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/slowpeer/slowpeer/rolling"
 )
 
 // Config is the configuration of one DataNode-side agent. The fields that
@@ -79,13 +81,15 @@ type Config struct {
 
 	// HeartbeatInterval is dfs.heartbeat.interval, default 3s.
 	HeartbeatInterval time.Duration
-	// ReportInterval is dfs.datanode.outliers.report.interval, default 30m:
+	// ReportInterval is dfs.datanode.outliers.report.interval, default 5m
+	// (Hadoop's: 30m):
 	// a slow-peer report goes to each service this long after the previous
 	// one was delivered to it.
 	ReportInterval time.Duration
 	// MinOutlierDetectionSamples is
-	// dfs.datanode.peer.metrics.min.outlier.detection.samples, default
-	// 1000: a peer takes part in the test with more samples than this.
+	// dfs.datanode.peer.metrics.min.outlier.detection.samples, default 20
+	// (Hadoop's: 1000): a peer takes part in the test with more samples
+	// than this.
 	MinOutlierDetectionSamples int64
 	// MinOutlierDetectionNodes is dfs.datanode.min.outlier.detection.nodes,
 	// default 10: with fewer peers taking part the test is skipped.
@@ -94,9 +98,11 @@ type Config struct {
 	// no peer at or below it is slow. With probes as the source the agent
 	// uses ProbeFloor instead (probefloor.go).
 	LowThreshold time.Duration
-	// RollingWindow is slowpeer.rolling.window, default 5m.
+	// RollingWindow is slowpeer.rolling.window, default 1m (Hadoop
+	// hard-codes 5m).
 	RollingWindow time.Duration
-	// RollingWindows is slowpeer.rolling.windows, default 36.
+	// RollingWindows is slowpeer.rolling.windows, default 3 (Hadoop
+	// hard-codes 36).
 	RollingWindows int
 
 	// ProbeInterval is slowpeer.probe.interval, default 1s: the time between
@@ -197,20 +203,22 @@ func DefaultConfig() Config {
 // agents on loopback an agent has tested all its peers after 6 to 10 s,
 // so the second or third report names a slow node.
 //
-//   - HeartbeatInterval 1s (not 3s) and ReportInterval 5s (not 30m): a
+//   - HeartbeatInterval 1s (not 3s) and ReportInterval 5s (not 5m): a
 //     report at most R + H after the one before.
 //   - MaxRetryBackoff 2s (not 30s): an agent started before its service
 //     reaches it within two heartbeats.
-//   - MinOutlierDetectionSamples 50 (not 1000): enough packets for an
+//   - MinOutlierDetectionSamples 50 (not 20): enough packets for an
 //     average of a loopback link within a few seconds of probing; with
 //     20, the first report (which goes as soon as there is data) could
 //     name a healthy peer of a busy machine at 3 × the median.
 //   - ProbeInterval 50ms, ProbePackets 8, ProbePacketBytes 16 KiB (not 1s,
 //     16, 64 KiB): 2.5 MiB/s, under ProbeMaxBytesPerSecond.
 //   - ProbeTimeout 5s (not 10s): a stuck probe is given up sooner.
+//   - RollingWindow 5m × RollingWindows 36, Hadoop's (not 1m × 3): a
+//     local cluster does not live long enough for them to expire, and the
+//     demo and the end-to-end tests were measured with them.
 //
-// The rolling windows keep Hadoop's 5 × 36 minutes: a local cluster does
-// not live long enough for them to expire.
+// The other defaults are DefaultConfig's.
 func DefaultLocalConfig() Config {
 	c := DefaultConfig()
 	c.HeartbeatInterval, c.ReportInterval = time.Second, 5*time.Second
@@ -218,6 +226,7 @@ func DefaultLocalConfig() Config {
 	c.MinOutlierDetectionSamples = 50
 	c.ProbeInterval, c.ProbePackets, c.ProbePacketBytes = 50*time.Millisecond, 8, 16<<10
 	c.ProbeTimeout = 5 * time.Second
+	c.RollingWindow, c.RollingWindows = rolling.DefaultWindow, rolling.DefaultWindows
 	return c
 }
 

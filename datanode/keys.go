@@ -5,7 +5,6 @@ import (
 
 	"github.com/slowpeer/slowpeer/outlier"
 	"github.com/slowpeer/slowpeer/reports"
-	"github.com/slowpeer/slowpeer/rolling"
 )
 
 // The Hadoop keys the agent reads, with their defaults (README,
@@ -21,16 +20,22 @@ const (
 	// ReportIntervalKey is the slow-peer report period. A bare number is
 	// milliseconds.
 	ReportIntervalKey = reports.OutliersReportIntervalKey
-	// DefaultReportInterval is Hadoop's
-	// DFS_DATANODE_OUTLIERS_REPORT_INTERVAL_DEFAULT.
+	// DefaultReportInterval is slowpeer's 5 minutes
+	// (reports.DefaultOutliersReportInterval; Hadoop's is 30).
 	DefaultReportInterval = reports.DefaultOutliersReportInterval
 
 	// MinOutlierDetectionSamplesKey is the number of samples a peer needs
 	// (strictly more) to take part in the outlier test.
 	MinOutlierDetectionSamplesKey = "dfs.datanode.peer.metrics.min.outlier.detection.samples"
-	// DefaultMinOutlierDetectionSamples is Hadoop's
-	// DFS_DATANODE_PEER_METRICS_MIN_OUTLIER_DETECTION_SAMPLES_DEFAULT.
-	DefaultMinOutlierDetectionSamples = 1000
+	// DefaultMinOutlierDetectionSamples is slowpeer's 20 (Hadoop's
+	// DFS_DATANODE_PEER_METRICS_MIN_OUTLIER_DETECTION_SAMPLES_DEFAULT is
+	// 1000): at one probe block of 16 packets a second over 40 remote
+	// peers a pair gets about 24 packets a minute, so the 3 minutes of
+	// DefaultRollingWindows hold about 70; over 20, a healthy pair's mean
+	// is within about 12 % of its own. 1000 would take 40 minutes.
+	DefaultMinOutlierDetectionSamples = 20
+	// HadoopMinOutlierDetectionSamples is Hadoop's default.
+	HadoopMinOutlierDetectionSamples = 1000
 
 	// MinOutlierDetectionNodesKey is the number of peers the outlier test
 	// needs to run.
@@ -64,13 +69,19 @@ const (
 const (
 	// RollingWindowKey is the size of one rolling window.
 	RollingWindowKey = "slowpeer.rolling.window"
-	// DefaultRollingWindow is the 5 minutes Hadoop hard-codes.
-	DefaultRollingWindow = rolling.DefaultWindow
+	// DefaultRollingWindow is 1 minute (Hadoop hard-codes 5,
+	// rolling.DefaultWindow). With DefaultRollingWindows the averages
+	// span 3 minutes, less than a report interval: a pause of a few
+	// seconds then spoils at most one report of each reporter, which the
+	// slow set's hysteresis outwaits, and a slow peer shows within a few
+	// minutes instead of the 40 that a 3-hour average takes.
+	DefaultRollingWindow = time.Minute
 
 	// RollingWindowsKey is the number of rolling windows.
 	RollingWindowsKey = "slowpeer.rolling.windows"
-	// DefaultRollingWindows is the 36 Hadoop hard-codes.
-	DefaultRollingWindows = rolling.DefaultWindows
+	// DefaultRollingWindows is 3 (Hadoop hard-codes 36,
+	// rolling.DefaultWindows).
+	DefaultRollingWindows = 3
 
 	// ProbeIntervalKey is the time between the starts of two probe blocks.
 	ProbeIntervalKey = "slowpeer.probe.interval"

@@ -53,6 +53,7 @@ func NewPeerMetrics(cfg Config) *PeerMetrics {
 	return &PeerMetrics{
 		averages:   rolling.New(cfg.RollingWindow, cfg.RollingWindows),
 		minSamples: cfg.MinOutlierDetectionSamples,
+		blocks:     blockMedians{span: time.Duration(cfg.RollingWindows) * cfg.RollingWindow},
 		detector:   outlier.New(cfg.MinOutlierDetectionNodes, cfg.LowThreshold),
 
 		maxFailures: int64(cfg.ProbeMaxFailures),
@@ -138,7 +139,7 @@ func (m *PeerMetrics) Detect(now time.Time) Detection {
 	}
 	m.samples = samples
 	d := detection(m.detector.Detect(samples), len(samples))
-	d.PeerLatencies = m.heartbeatLatencies(avgs)
+	d.PeerLatencies = m.heartbeatLatencies(now, avgs)
 	return d
 }
 

@@ -61,16 +61,17 @@ func dialer(cfg Config) dialFunc {
 
 // heartbeatLatencies turns the peers' averages into the heartbeat's
 // peerLatencies: for a peer the agent timed probe blocks to, the median
-// of its recent block medians (blockMedians), else the average; leaving
+// of its block medians of the last rolling windows' span (blockMedians),
+// else the average; leaving
 // out peers whose ids are not valid, and keeping at most
 // reports.MaxPeerLatencies, the ones with most samples. It is called
 // under m.mu.
-func (m *PeerMetrics) heartbeatLatencies(avgs []rolling.Average) []reports.PeerLatency {
+func (m *PeerMetrics) heartbeatLatencies(now time.Time, avgs []rolling.Average) []reports.PeerLatency {
 	out := make([]reports.PeerLatency, 0, len(avgs))
 	var scratch [recentBlocks]float64
 	for _, a := range avgs {
 		ms := a.Mean
-		if med, ok := m.blocks.median(a.Key, scratch[:0]); ok {
+		if med, ok := m.blocks.median(a.Key, now, scratch[:0]); ok {
 			ms = med
 		}
 		if reports.ValidateNode(a.Key) != nil || reports.ValidateLatency(ms) != nil {

@@ -88,17 +88,51 @@ func TestBlockTimesClip(t *testing.T) {
 }
 
 func TestBlockMediansKeepsTheLatest(t *testing.T) {
-	var b blockMedians
+	b := blockMedians{span: time.Hour}
+	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	for i := range recentBlocks + 10 {
-		b.add("p:1", float64(i))
+		b.add("p:1", t0.Add(time.Duration(i)*time.Second), float64(i))
 	}
-	got, ok := b.median("p:1", nil)
+	now := t0.Add(time.Duration(recentBlocks+10) * time.Second)
+	got, ok := b.median("p:1", now, nil)
 	if !ok || got != float64(10+recentBlocks-1+10)/2 {
 		t.Fatalf("median %v %v, want that of the latest %d", got, ok, recentBlocks)
 	}
-	if _, ok := b.median("q:1", nil); ok {
+	if _, ok := b.median("q:1", now, nil); ok {
 		t.Fatal("median of a peer never seen")
 	}
+}
+
+// Only the blocks of the rolling windows' span count: a slow peer moves
+// the median within minutes however many peers share the probes.
+func TestBlockMediansKeepsTheSpan(t *testing.T) {
+	b := blockMedians{span: 3 * time.Minute}
+	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	f := func(at time.Duration, want float64, ok bool) {
+		t.Helper()
+		got, gotOK := b.median("p:1", t0.Add(at), nil)
+		if got != want || gotOK != ok {
+			t.Fatalf("median at %v = %v %v, want %v %v", at, got, gotOK, want, ok)
+		}
+	}
+	// One block a minute: 1 ms until minute 6, then 10 ms.
+	for i := range 10 {
+		ms := 1.0
+		if i >= 7 {
+			ms = 10
+		}
+		b.add("p:1", t0.Add(time.Duration(i)*time.Minute), ms)
+		switch i {
+		case 6:
+			f(6*time.Minute+30*time.Second, 1, true) // minutes 4, 5, 6
+		case 7:
+			f(7*time.Minute+30*time.Second, 1, true) // 1, 1, 10
+		case 8:
+			f(8*time.Minute, 10, true) // minutes 6, 7, 8: 1, 10, 10
+		}
+	}
+	f(9*time.Minute, 10, true)  // minutes 7, 8, 9
+	f(13*time.Minute, 0, false) // all older than the span
 }
 
 // Agents dial their peers through Config.Dial and send what they

@@ -25,8 +25,9 @@ const (
 	// OutliersReportIntervalKey is how often a DataNode sends its
 	// slow-peer report. A bare number is milliseconds.
 	OutliersReportIntervalKey = reports.OutliersReportIntervalKey
-	// DefaultOutliersReportInterval is Hadoop's
-	// DFS_DATANODE_OUTLIERS_REPORT_INTERVAL_DEFAULT.
+	// DefaultOutliersReportInterval is the agents' default, 5m
+	// (reports.DefaultOutliersReportInterval; Hadoop's is 30m): reports
+	// stay valid 15 minutes.
 	DefaultOutliersReportInterval = reports.DefaultOutliersReportInterval
 
 	// HeartbeatRecheckIntervalKey is the NameNode's dead-node recheck
@@ -91,8 +92,8 @@ type Config struct {
 	// enters the dead-node rule and paces the periodic Step.
 	HeartbeatInterval time.Duration
 	// OutliersReportInterval mirrors dfs.datanode.outliers.report.interval
-	// (default 30m). A slow-peer report stays valid for three times this,
-	// as in Hadoop's SlowPeerTracker.
+	// (default 5m, slowpeer's; Hadoop's is 30m). A slow-peer report stays
+	// valid for three times this, as in Hadoop's SlowPeerTracker.
 	OutliersReportInterval time.Duration
 	// HeartbeatRecheckInterval mirrors
 	// dfs.namenode.heartbeat.recheck-interval (default 5m). A DataNode is
@@ -192,7 +193,8 @@ type Config struct {
 	Now func() time.Time
 }
 
-// DefaultConfig returns a Config with Hadoop's defaults, listening on
+// DefaultConfig returns a Config with the defaults (Hadoop's, but for the
+// agents' 5-minute report interval and the slow set), listening on
 // 127.0.0.1:9871 without an auth token.
 func DefaultConfig() Config {
 	return Config{
@@ -227,7 +229,7 @@ const LocalEnterReporters = 3
 //
 //   - HeartbeatInterval 1s (not 3s): the dead-node rule expects the
 //     agents' faster heartbeats.
-//   - OutliersReportInterval 5s (not 30m): a report stays valid for 15s, so
+//   - OutliersReportInterval 5s (not 5m): a report stays valid for 15s, so
 //     a node that stops being reported slow leaves /slowpeers quickly.
 //   - SlowSet without delays: a local cluster's slow node must be avoided
 //     within seconds. A node enters at the first diagnosis that finds it

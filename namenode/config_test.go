@@ -56,8 +56,8 @@ func TestDeadAfter(t *testing.T) {
 	f(DefaultHeartbeatInterval, DefaultHeartbeatRecheckInterval, 10*time.Minute+30*time.Second)
 	f(time.Second, 15*time.Second, 40*time.Second)
 	f(10*time.Second, time.Minute, 3*time.Minute+40*time.Second)
-	if got := DefaultConfig().ReportValidity(); got != 90*time.Minute {
-		t.Fatalf("default ReportValidity = %v, want 3 × 30m", got)
+	if got := DefaultConfig().ReportValidity(); got != 15*time.Minute {
+		t.Fatalf("default ReportValidity = %v, want 3 × 5m", got)
 	}
 }
 

@@ -17,7 +17,14 @@ const (
 	// report; a report stays valid for three times this. A bare number is
 	// milliseconds.
 	OutliersReportIntervalKey = "dfs.datanode.outliers.report.interval"
-	// DefaultOutliersReportInterval is Hadoop's
+	// DefaultOutliersReportInterval is slowpeer's default, 5 minutes
+	// (Hadoop's DFS_DATANODE_OUTLIERS_REPORT_INTERVAL_DEFAULT is 30): the
+	// slow set's time to detect is about two report intervals, and at 30
+	// minutes a slow node is avoided half an hour to an hour late
+	// (DETECTION.md, "Simulated clusters"). HadoopOutliersReportInterval
+	// is Hadoop's, for -D dfs.datanode.outliers.report.interval=30m.
+	DefaultOutliersReportInterval = 5 * time.Minute
+	// HadoopOutliersReportInterval is Hadoop's
 	// DFS_DATANODE_OUTLIERS_REPORT_INTERVAL_DEFAULT.
-	DefaultOutliersReportInterval = 30 * time.Minute
+	HadoopOutliersReportInterval = 30 * time.Minute
 )

@@ -6,6 +6,10 @@ import (
 
 	"github.com/slowpeer/slowpeer/datanode"
 	"github.com/slowpeer/slowpeer/diagnosis"
+	"github.com/slowpeer/slowpeer/namenode"
+	"github.com/slowpeer/slowpeer/outlier"
+	"github.com/slowpeer/slowpeer/reports"
+	"github.com/slowpeer/slowpeer/rolling"
 	"github.com/slowpeer/slowpeer/tracker"
 )
 
@@ -99,34 +103,24 @@ type Algorithm struct {
 	Diagnosis *diagnosis.Config
 }
 
-// SlowpeerAlgorithm returns slowpeer at its defaults: the agent's
-// datanode.DefaultConfig, the service's report validity, the slow set's
-// hysteresis, and the diagnosis.
+// SlowpeerAlgorithm returns slowpeer at its defaults, those of the
+// product: the agent's datanode.DefaultConfig (reports every 5 minutes,
+// rolling windows of 3 × 1 minute, more than 20 samples), the service's
+// report validity of 3 × the interval, the slow set's hysteresis
+// (tracker.DefaultSlowSetConfig), and the diagnosis. `slowpeer simulate
+// -D` changes them as it would change the daemons'.
 func SlowpeerAlgorithm() Algorithm {
-	agent := datanode.DefaultConfig()
-	d := diagnosis.DefaultConfig()
-	d.MaxAge = 3 * agent.ReportInterval
-	return Algorithm{Agent: agent, ReportValidity: 3 * agent.ReportInterval,
-		SlowSet: tracker.DefaultSlowSetConfig(), Diagnosis: &d}
+	return Slowpeer(datanode.DefaultConfig(), namenode.DefaultConfig())
 }
 
-// ProposedAlgorithm returns slowpeer with the defaults that DETECTION.md
-// ("Simulated clusters") proposes from these runs, which the product has
-// not adopted yet: reports every 5 minutes (Hadoop: 30), rolling windows
-// of 3 × 1 minute (Hadoop: 36 × 5), more than 20 samples (Hadoop: 1 000),
-// and the slow set's hysteresis at 3 minutes in, 2 reporters, 1 hour out.
-// `slowpeer simulate -D` sets the same keys.
-func ProposedAlgorithm() Algorithm {
-	a := SlowpeerAlgorithm()
-	a.Agent.ReportInterval = 5 * time.Minute
-	a.Agent.RollingWindow, a.Agent.RollingWindows = time.Minute, 3
-	a.Agent.MinOutlierDetectionSamples = 20
-	a.ReportValidity = 3 * a.Agent.ReportInterval
-	d := *a.Diagnosis
-	d.MaxAge = a.ReportValidity
-	a.Diagnosis = &d
-	a.SlowSet = tracker.DefaultSlowSetConfig()
-	return a
+// Slowpeer returns slowpeer with the agents' configuration agent and the
+// service's svc, as the daemons would run with them: the service's report
+// validity (3 × its report interval), slow set and diagnosis floor.
+func Slowpeer(agent datanode.Config, svc namenode.Config) Algorithm {
+	d := diagnosis.DefaultConfig()
+	d.MaxAge = svc.ReportValidity()
+	d.FloorMs = float64(svc.SlowNodesFloor) / float64(time.Millisecond)
+	return Algorithm{Agent: agent, ReportValidity: svc.ReportValidity(), SlowSet: svc.SlowSet, Diagnosis: &d}
 }
 
 // HadoopAlgorithm returns Hadoop's algorithm at Hadoop's defaults:
@@ -134,13 +128,13 @@ func ProposedAlgorithm() Algorithm {
 // 1 000 samples, 10 peers, a 5 ms floor, no hysteresis, no diagnosis.
 func HadoopAlgorithm() Algorithm {
 	agent := datanode.DefaultConfig()
-	agent.HeartbeatInterval = 3 * time.Second
-	agent.ReportInterval = 30 * time.Minute
-	agent.RollingWindow, agent.RollingWindows = 5*time.Minute, 36
-	agent.MinOutlierDetectionSamples = 1000
-	agent.MinOutlierDetectionNodes = 10
-	agent.LowThreshold = 5 * time.Millisecond
-	return Algorithm{Agent: agent, ReportValidity: 90 * time.Minute, SlowSet: tracker.RawSlowSetConfig()}
+	agent.HeartbeatInterval = reports.DefaultHeartbeatInterval
+	agent.ReportInterval = reports.HadoopOutliersReportInterval
+	agent.RollingWindow, agent.RollingWindows = rolling.DefaultWindow, rolling.DefaultWindows
+	agent.MinOutlierDetectionSamples = datanode.HadoopMinOutlierDetectionSamples
+	agent.MinOutlierDetectionNodes = outlier.DefaultMinResources
+	agent.LowThreshold = outlier.DefaultLowThreshold
+	return Algorithm{Agent: agent, ReportValidity: 3 * agent.ReportInterval, SlowSet: tracker.RawSlowSetConfig()}
 }
 
 // DefaultConfig returns a Config of nodes nodes in scenario sc, seed 1,

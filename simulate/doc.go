@@ -10,11 +10,14 @@
 // outlier) and a real datanode.Scheduler that says which heartbeat
 // carries the slow-peer report. The reports go, in the order they
 // arrive, to a real tracker.Tracker; slowpeer's also carry the peer
-// latencies (PeerMetrics.Latencies) to a real diagnosis.Matrix with the
-// rack topology. Once a tick each service is read: Hadoop's slow nodes
-// are the tracker's (any valid report: no hysteresis); slowpeer's go
-// through tracker.SlowSet, fed by the tracker joined with the diagnosis
-// (evidence.go).
+// latencies the agent sends (Detection.PeerLatencies: for each peer the
+// median of its block medians of the rolling windows' span, from
+// PeerMetrics.AddBlockMedianAt) to a real diagnosis.Matrix with the rack
+// topology. Once a minute each service is read: Hadoop's slow nodes are
+// the tracker's (any valid report: no hysteresis); slowpeer's nodes go
+// through tracker.SlowSet, fed by the diagnosis (evidence.go), and its
+// links through a second SlowSet once a direction is found slow in two
+// reports in a row of the node that measures it (links.go).
 //
 // # What is simulated
 //
@@ -32,7 +35,9 @@
 // log-normal of the same mean and variance (Fenton–Wilkinson), not packet
 // by packet. Some hosts pause (Pareto durations, heavy-tailed): a block
 // that meets a pause on either end waits for it to end, every packet of
-// it. The blocks of one (sender, peer) pair reach PeerMetrics in
+// it. A block's median packet is taken as its mean packet (its packets
+// are one draw), recorded per block. The blocks of one (sender, peer)
+// pair reach PeerMetrics' averages in
 // batches (AddSendPacketsDownstreamAt, a sum and a count), held per
 // rolling window and handed over when the window changes or a report is
 // due, so a tick must divide the rolling windows; a heartbeat in a tick

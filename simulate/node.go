@@ -9,7 +9,6 @@ import (
 
 	"github.com/slowpeer/slowpeer/datanode"
 	"github.com/slowpeer/slowpeer/reports"
-	"github.com/slowpeer/slowpeer/rolling"
 )
 
 // node is one simulated DataNode: its random stream, its pauses, and for
@@ -47,12 +46,13 @@ type node struct {
 type pause struct{ from, to int64 }
 
 // report is one slow-peer report as a heartbeat carries it, and, for an
-// algorithm with a diagnosis, the peer latencies sent with it.
+// algorithm with a diagnosis, the peer latencies sent with it: as the
+// agent sends them, the median of each peer's recent block medians.
 type report struct {
 	at        time.Time
 	node      int
 	slowPeers []reports.SlowPeer
-	latencies []rolling.Average
+	latencies []reports.PeerLatency
 }
 
 // traffic holds what every node's packets share in one run.
@@ -135,14 +135,19 @@ func (nd *node) send(s *sim, at time.Time, o int64, factor float64, on bool) {
 			if on {
 				ms *= nd.fault[slot]
 			}
-			sum := ms * float64(tr.packets)
 			// A pause on either end holds the whole block until it ends.
 			wait := max(nd.waitNs(t), s.nodes[nd.peers[slot]].waitNs(t))
-			sum += float64(tr.packets) * float64(wait) / float64(time.Millisecond)
+			ms += float64(wait) / float64(time.Millisecond)
+			sum := ms * float64(tr.packets)
 			for a := range nd.metrics {
 				nd.sumMs[a][slot] += sum
 				nd.count[a][slot] += tr.packets
 			}
+			// The block's packets are one draw, so its median packet is
+			// its mean: what the agent's prober keeps of every block it
+			// times, for peerLatencies (slowpeer only).
+			nd.metrics[0].AddBlockMedianAt(epoch.Add(time.Duration(t)), s.cluster.names[nd.peers[slot]],
+				time.Duration(ms*float64(time.Millisecond)))
 		}
 	}
 }
@@ -170,9 +175,10 @@ func (nd *node) beat(a int, c *cluster, from, to time.Time, withLatencies bool) 
 			continue
 		}
 		nd.flush(a, c)
-		r := report{at: hb, node: nd.id, slowPeers: m.Detect(hb).SlowPeers}
+		d := m.Detect(hb)
+		r := report{at: hb, node: nd.id, slowPeers: d.SlowPeers}
 		if withLatencies {
-			r.latencies = m.Latencies(hb)
+			r.latencies = d.PeerLatencies
 		}
 		nd.out[a] = append(nd.out[a], r)
 		sc.Delivered(hb, true)

@@ -42,6 +42,9 @@ type sim struct {
 	services [2]*service
 	workers  int
 	swing    float64 // phase of the daily load swing, in radians
+	// reading is the read of the services still running (read): it must
+	// end before the services take the next reports.
+	reading sync.WaitGroup
 }
 
 // Run simulates cfg and returns its figures. progress, when not nil, is
@@ -59,15 +62,18 @@ func Run(ctx context.Context, cfg Config, progress func(done, total int)) (Resul
 	ticks := int((cfg.Warmup + measured + cfg.ReadInterval - 1) / cfg.ReadInterval * (cfg.ReadInterval / cfg.Tick))
 	for k := range ticks {
 		if err := ctx.Err(); err != nil {
+			s.reading.Wait()
 			return Result{}, fmt.Errorf("simulate: %w", err)
 		}
 		if err := s.tick(k); err != nil {
+			s.reading.Wait()
 			return Result{}, err
 		}
 		if progress != nil {
 			progress(k+1, ticks)
 		}
 	}
+	s.reading.Wait()
 	hours := float64(time.Duration(ticks)*cfg.Tick-cfg.Warmup) / float64(time.Hour)
 	return Result{Nodes: cfg.Nodes, Scenario: cfg.Scenario, Seed: cfg.Seed, Truth: s.fault.truth,
 		Slowpeer: s.services[0].score.metrics(hours), Hadoop: s.services[1].score.metrics(hours)}, nil
@@ -133,7 +139,11 @@ func (s *sim) newNode(i int) *node {
 }
 
 // tick runs tick k: pauses, heartbeats with their reports, the service
-// taking them, the tick's packets, then one read of each service.
+// taking them, the tick's packets, and beside the packets one read of
+// each service. The read (slowpeer's diagnosis of the whole matrix) uses
+// only the services, which nothing else touches until they take the next
+// tick's reports, so it runs while the nodes draw their packets and their
+// next heartbeats: the result is the same.
 func (s *sim) tick(k int) error {
 	tick := s.cfg.Tick
 	o := int64(k) * int64(tick)
@@ -145,6 +155,7 @@ func (s *sim) tick(k int) error {
 			nd.beat(a, s.cluster, at, end, sv.matrix != nil)
 		}
 	})
+	s.reading.Wait()
 	for a, sv := range s.services {
 		for _, nd := range s.nodes {
 			sv.pending = append(sv.pending, nd.out[a]...)
@@ -153,16 +164,16 @@ func (s *sim) tick(k int) error {
 			return err
 		}
 	}
-	on := s.fault.active(time.Duration(o) - s.cfg.Warmup)
-	factor := 1 + 0.25*math.Sin(2*math.Pi*float64(o)/float64(24*time.Hour)+s.swing)
-	s.each(func(nd *node) { nd.send(s, at, o, factor, on) })
 	// The services are read from half an hour before the fault on, time
 	// for the slow sets to settle; before, the reports are only stored.
 	if time.Duration(o)+tick > s.cfg.Warmup-readBefore && (time.Duration(o)+tick)%s.cfg.ReadInterval == 0 {
 		for _, sv := range s.services {
-			sv.score.observe(end, sv.step(end, s.cluster))
+			s.reading.Go(func() { sv.score.observe(end, sv.step(end, s.cluster)) })
 		}
 	}
+	on := s.fault.active(time.Duration(o) - s.cfg.Warmup)
+	factor := 1 + 0.25*math.Sin(2*math.Pi*float64(o)/float64(24*time.Hour)+s.swing)
+	s.each(func(nd *node) { nd.send(s, at, o, factor, on) })
 	return nil
 }
 

@@ -10,10 +10,6 @@ import (
 	"github.com/slowpeer/slowpeer/tracker"
 )
 
-// readAfter is the margin, beyond two report intervals, that a link must
-// last to enter the slow set: one read of the service.
-const readAfter = time.Minute
-
 // service is the NameNode side of one algorithm: the real Tracker, the
 // real diagnosis Matrix (slowpeer only) and the real SlowSets.
 type service struct {
@@ -22,8 +18,11 @@ type service struct {
 	matrix  *diagnosis.Matrix
 	set     *tracker.SlowSet // nodes
 	links   *tracker.SlowSet // links, "link:a|b", slowpeer only
-	score   *score
-	pending []report
+	confirm *linkConfirmer   // what feeds links
+	// reported holds the arrival of every node's latest report.
+	reported map[string]time.Time
+	score    *score
+	pending  []report
 }
 
 func newService(alg Algorithm, c *cluster, sc *score) (*service, error) {
@@ -36,14 +35,12 @@ func newService(alg Algorithm, c *cluster, sc *score) (*service, error) {
 			return nil, err
 		}
 		s.matrix = m
-		// A link rests on the cells of its two ends, which a pause on
-		// either end can spoil for one report of each (the rolling windows
-		// span less than a report interval): it must outlast two report
-		// intervals.
+		// A link is confirmed by reports in a row (links.go), which is
+		// its delay to enter; it leaves as a node does.
 		lc := alg.SlowSet
-		lc.EnterReporters = 1
-		lc.EnterAfter = max(lc.EnterAfter, 2*alg.Agent.ReportInterval+readAfter)
+		lc.EnterReporters, lc.EnterAfter = 1, 0
 		s.links = tracker.NewSlowSet(lc)
+		s.confirm, s.reported = newLinkConfirmer(dc.MinSamples, alg.ReportValidity), map[string]time.Time{}
 	}
 	return s, nil
 }
@@ -60,8 +57,10 @@ func (s *service) apply(c *cluster) error {
 			continue
 		}
 		s.matrix.Forget(name)
+		s.reported[name] = r.at
+		s.confirm.report(name, r.at, r.latencies)
 		for _, l := range r.latencies {
-			if err := s.matrix.Add(name, l.Key, l.Mean, int(l.Count), r.at); err != nil {
+			if err := s.matrix.Add(name, l.Node, l.LatencyMs, int(min(l.Samples, 1<<31-1)), r.at); err != nil {
 				return fmt.Errorf("simulate: %w", err)
 			}
 		}
@@ -77,8 +76,9 @@ func (s *service) step(now time.Time, c *cluster) []string {
 		s.set.Update(now, s.tracker.Counts(now))
 		return s.set.Nodes()
 	}
-	nodes, links := evidence(s.matrix.Diagnose(now), c)
+	findings := s.matrix.Diagnose(now)
+	nodes, _ := evidence(findings, c)
 	s.set.Update(now, nodes)
-	s.links.Update(now, links)
+	s.links.Update(now, s.confirm.confirm(now, findings, s.reported))
 	return append(s.set.Nodes(), s.links.Nodes()...)
 }

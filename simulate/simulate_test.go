@@ -13,7 +13,6 @@ func small(sc Scenario, seed uint64) Config {
 	cfg := DefaultConfig(50, sc)
 	cfg.Seed, cfg.RackSize, cfg.RemotePeers = seed, 10, 10
 	cfg.Hours, cfg.Warmup = 0.5, 15*time.Minute
-	cfg.Slowpeer = ProposedAlgorithm()
 	return cfg
 }
 

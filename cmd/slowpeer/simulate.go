@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/slowpeer/slowpeer/datanode"
 	"github.com/slowpeer/slowpeer/namenode"
 	"github.com/slowpeer/slowpeer/simulate"
 )
@@ -75,25 +76,20 @@ func runSimulate(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	return writeSimulateTable(stdout, cfg, r)
 }
 
-// simulateConf reads the agent's keys and the slow set's into slowpeer's
-// algorithm and derives what follows from them: the report validity, 3 ×
-// the interval.
+// simulateConf reads the agent's keys and the service's into slowpeer's
+// algorithm, from the daemons' defaults, as the two daemons would read
+// them: the report interval (which both read), the slow set, the
+// diagnosis floor.
 func simulateConf(conf hadoopConf, alg *simulate.Algorithm) error {
-	if err := datanodeConf(conf, &alg.Agent); err != nil {
+	agent := datanode.DefaultConfig()
+	if err := datanodeConf(conf, &agent); err != nil {
 		return err
 	}
 	svc := namenode.DefaultConfig()
-	svc.SlowSet = alg.SlowSet
 	if err := namenodeConf(conf, &svc); err != nil {
 		return err
 	}
-	alg.SlowSet = svc.SlowSet
-	alg.ReportValidity = 3 * alg.Agent.ReportInterval
-	if alg.Diagnosis != nil {
-		d := *alg.Diagnosis
-		d.MaxAge = alg.ReportValidity
-		alg.Diagnosis = &d
-	}
+	*alg = simulate.Slowpeer(agent, svc)
 	return nil
 }
 
