@@ -104,6 +104,16 @@
 // receivers; a link needs both): a new cluster's matrix fills a row at a
 // time, and with two rows the fit puts each half-way from the other.
 //
+// # Slow sets
+//
+// Evidence turns the findings into the counts that feed a slow set of
+// nodes and one of links (tracker.SlowSet). A Link finding rests on one
+// cell, which one pause of either end can spoil for one report, so
+// LinkConfirmer lets a link in only once one direction is found slow in
+// ConfirmReports (2) reports in a row of the node that measures it. The
+// service (package namenode) and the simulator (package simulate) share
+// both, so that the simulator's figures describe the product.
+//
 // # Cost
 //
 // A cell takes 24 bytes in the Matrix and up to about 80 more in the

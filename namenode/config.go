@@ -117,7 +117,10 @@ type Config struct {
 	// the heartbeat's answer and the alerts use, fed by the diagnosis
 	// (slowset.go; slowpeer.slow.enter.after,
 	// slowpeer.slow.enter.reporters, slowpeer.slow.leave.after; default
-	// tracker.DefaultSlowSetConfig); links get LinkSlowSetConfig.
+	// tracker.DefaultSlowSetConfig). Links enter once found in two
+	// reports in a row of the node that measures them
+	// (diagnosis.LinkConfirmer; at once when EnterAfter is 0) and leave
+	// after LeaveAfter (diagnosis.LinkSlowSetConfig).
 	// /slowpeers keeps Hadoop's raw meaning.
 	SlowSet tracker.SlowSetConfig
 

@@ -26,8 +26,9 @@ const cellsKeptSteps = 5
 // reporter waits in pending (a newer row replaces one not yet applied, as
 // the matrix would replace it: pending holds at most a row per admitted
 // DataNode). step, run by one goroutine at a time, applies the pending
-// rows, fits and returns what to publish; readers take the last
-// publication (last), which is never modified. Safe for concurrent use.
+// rows (telling the link confirmer of each), fits and returns what to
+// publish; readers take the last publication (last), which is never
+// modified. Safe for concurrent use.
 type diagnoser struct {
 	log      *slog.Logger
 	validity time.Duration
@@ -45,14 +46,18 @@ type diagnoser struct {
 	cellsAsked, cellsMax atomic.Int64
 
 	// stepMu serialises steps; it guards the fields below it.
-	stepMu     sync.Mutex
-	matrix     *diagnosis.Matrix
-	measured   map[string]time.Time // reporter → arrival of its last peerLatencies
-	full       bool                 // the last row was refused by a full matrix
-	asksSeen   int64                // cellsAsked at the last step
-	sinceAsked int                  // steps since a reader last asked for cells
-	cells      []diagnosis.Cell     // the last cells published
-	cellsAt    time.Time            // when they were gathered
+	stepMu   sync.Mutex
+	matrix   *diagnosis.Matrix
+	measured map[string]time.Time // reporter → arrival of its last peerLatencies
+	// links confirms the Link findings by reports in a row, as the
+	// simulator does; nil without hysteresis (Config.SlowSet.EnterAfter
+	// 0), where a link enters on one finding.
+	links      *diagnosis.LinkConfirmer
+	full       bool             // the last row was refused by a full matrix
+	asksSeen   int64            // cellsAsked at the last step
+	sinceAsked int              // steps since a reader last asked for cells
+	cells      []diagnosis.Cell // the last cells published
+	cellsAt    time.Time        // when they were gathered
 
 	last atomic.Pointer[diagnosisResult]
 }
@@ -79,7 +84,8 @@ type diagnosisResult struct {
 var emptyResult = &diagnosisResult{findings: []diagnosis.Finding{}}
 
 // newDiagnoser returns the diagnoser of cfg: cells count for
-// ReportValidity, as slow-peer reports do.
+// ReportValidity, as slow-peer reports do, and so does a link's streak
+// of slow reports held by reports without the pair.
 func newDiagnoser(cfg Config, log *slog.Logger) (*diagnoser, error) {
 	dc := diagnosis.DefaultConfig()
 	dc.MaxAge = cfg.ReportValidity()
@@ -89,8 +95,12 @@ func newDiagnoser(cfg Config, log *slog.Logger) (*diagnoser, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &diagnoser{log: log, validity: cfg.ReportValidity(), matrix: m,
-		pending: make(map[string]pendingRow), measured: make(map[string]time.Time)}, nil
+	d := &diagnoser{log: log, validity: cfg.ReportValidity(), matrix: m,
+		pending: make(map[string]pendingRow), measured: make(map[string]time.Time)}
+	if cfg.SlowSet.EnterAfter > 0 {
+		d.links = diagnosis.NewLinkConfirmer(dc.MinSamples, cfg.ReportValidity())
+	}
+	return d, nil
 }
 
 // offer hands over what reporter measured at now; the next step applies
@@ -130,9 +140,24 @@ func (d *diagnoser) apply() {
 		return cmp.Or(rows[a].at.Compare(rows[b].at), strings.Compare(a, b))
 	})
 	for _, reporter := range order {
-		d.measured[reporter] = rows[reporter].at
-		d.addRow(reporter, rows[reporter])
+		r := rows[reporter]
+		d.measured[reporter] = r.at
+		d.addRow(reporter, r)
+		if d.links != nil {
+			d.links.Report(reporter, r.at, r.latencies)
+		}
 	}
+}
+
+// confirmLinks returns the links that feed the slow set of links at now:
+// those of found (diagnosis.Evidence's) without hysteresis, else those the
+// link confirmer confirms from findings. The caller holds stepMu, after
+// apply.
+func (d *diagnoser) confirmLinks(now time.Time, findings []diagnosis.Finding, found []tracker.NodeCount) []tracker.NodeCount {
+	if d.links == nil {
+		return found
+	}
+	return d.links.Confirm(now, findings, d.measured)
 }
 
 // addRow replaces reporter's row by r, as much of it as the matrix takes.

@@ -102,7 +102,9 @@
 // slowpeer.slow.enter.reporters, slowpeer.slow.leave.after) and without
 // the DataNodes that are dead; the heartbeat's {"slow": true} and the
 // alerts use the same set, /slowpeers the raw reports. Link findings go
-// to a slow set of links that nothing avoids.
+// to a slow set of links that nothing avoids, once found in two reports
+// in a row of the node that measures the link (diagnosis.LinkConfirmer,
+// as the simulator confirms them).
 //
 // # Time and goroutines
 //

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"github.com/slowpeer/slowpeer/diagnosis"
 	"github.com/slowpeer/slowpeer/reports"
 	"github.com/slowpeer/slowpeer/tracker"
 )
@@ -37,8 +38,9 @@ type Server struct {
 	now     func() time.Time
 	tracker *tracker.Tracker
 	slowSet *tracker.SlowSet // nodes, fed by the diagnosis (slowset.go)
-	// slowLinks holds the links the diagnosis finds, "link:a|b"; nothing
-	// avoids them, the metrics count them.
+	// slowLinks holds the links the diagnosis finds, "link:a|b", once
+	// confirmed (diagnosis.LinkConfirmer); nothing avoids them, the
+	// metrics count them.
 	slowLinks *tracker.SlowSet
 	nodes     *DataNodes
 	metrics   *serverMetrics
@@ -83,7 +85,7 @@ func New(cfg Config) (*Server, error) {
 			MaxSlowNodes: cfg.MaxSlowNodes,
 		}),
 		slowSet:   tracker.NewSlowSet(cfg.SlowSet),
-		slowLinks: tracker.NewSlowSet(LinkSlowSetConfig(cfg)),
+		slowLinks: tracker.NewSlowSet(diagnosis.LinkSlowSetConfig(cfg.SlowSet)),
 		nodes:     NewDataNodes(cfg.DeadAfter(), cfg.MaxDataNodes),
 		heads:     make(map[string]bool),
 	}

@@ -24,6 +24,10 @@ import (
 // counting one; it leaves after slowpeer.slow.leave.after without. Link
 // findings go to a slow set of links of their own, "link:a|b": a bad link
 // is not a slow node, so nothing avoids its ends; the metrics count them.
+// A link enters once one direction is found slow in two reports in a row
+// of the node that measures it (diagnosis.LinkConfirmer, the simulator's
+// rule; at once without hysteresis, Config.SlowSet.EnterAfter 0), and
+// leaves as a node does (diagnosis.LinkSlowSetConfig).
 // The tracker, behind /slowpeers, keeps Hadoop's raw meaning.
 
 // The slow set's families.
@@ -33,31 +37,13 @@ const (
 	slowSetMemberFamily = "slowpeer_slow_set_member"
 )
 
-// linkEnterMargin is the time, beyond two report intervals, a link must
-// last to enter its slow set: the margin the simulation gives it.
-const linkEnterMargin = time.Minute
-
-// LinkSlowSetConfig returns the hysteresis of the slow set of links of a
-// service of cfg: one finding is enough (a link rests on two cells, one a
-// direction), but it must last two report intervals and a minute (or
-// cfg.SlowSet.EnterAfter, if longer): a link rests on the cells of its two
-// ends, which a pause on either end can spoil for one report of each.
-// Without hysteresis (cfg.SlowSet.EnterAfter 0), none for links either.
-func LinkSlowSetConfig(cfg Config) tracker.SlowSetConfig {
-	lc := cfg.SlowSet
-	lc.EnterReporters = 1
-	if lc.EnterAfter > 0 {
-		lc.EnterAfter = max(lc.EnterAfter, 2*cfg.OutliersReportInterval+linkEnterMargin)
-	}
-	return lc
-}
-
 // feedSlowSets updates the slow sets at now from the findings and the
-// unmeasured reporters' counts, and returns the evidence of nodes.
+// unmeasured reporters' counts, and returns the evidence of nodes. The
+// caller holds the diagnoser's stepMu, after apply.
 func (s *Server) feedSlowSets(now time.Time, findings []diagnosis.Finding, unmeasured []tracker.NodeCount) []tracker.NodeCount {
 	nodes, links := diagnosis.Evidence(findings, s.rackNodes(now), unmeasured)
 	s.slowSet.Update(now, nodes)
-	s.slowLinks.Update(now, links)
+	s.slowLinks.Update(now, s.diag.confirmLinks(now, findings, links))
 	return nodes
 }
 

@@ -17,7 +17,8 @@
 // the tracker's (any valid report: no hysteresis); slowpeer's nodes go
 // through tracker.SlowSet, fed by the diagnosis (evidence.go), and its
 // links through a second SlowSet once a direction is found slow in two
-// reports in a row of the node that measures it (links.go).
+// reports in a row of the node that measures it (diagnosis.LinkConfirmer,
+// as the service confirms them).
 //
 // # What is simulated
 //

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/slowpeer/slowpeer/diagnosis"
 )
 
 // Scenario names a fault, as `slowpeer simulate -scenario` takes it.
@@ -111,7 +113,7 @@ func newFault(sc Scenario, c *cluster, rng *rand.Rand) fault {
 	case SlowLink:
 		peer := c.remote[one][rng.IntN(len(c.remote[one]))]
 		f.link, f.hasLink = [2]int{one, int(peer)}, true
-		f.truth = []string{linkEntity(c.names[one], c.names[peer])}
+		f.truth = []string{diagnosis.LinkEntity(c.names[one], c.names[peer])}
 	case SlowRack:
 		f.rack = c.rackOf[one]
 		for i := range c.n {
@@ -156,12 +158,4 @@ func (f *fault) factor(c *cluster, i, j int, slow float64) float64 {
 		x *= slow
 	}
 	return x
-}
-
-// linkEntity names a link, the same whichever way round.
-func linkEntity(a, b string) string {
-	if b < a {
-		a, b = b, a
-	}
-	return "link:" + a + "|" + b
 }

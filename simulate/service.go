@@ -16,9 +16,9 @@ type service struct {
 	alg     Algorithm
 	tracker *tracker.Tracker
 	matrix  *diagnosis.Matrix
-	set     *tracker.SlowSet // nodes
-	links   *tracker.SlowSet // links, "link:a|b", slowpeer only
-	confirm *linkConfirmer   // what feeds links
+	set     *tracker.SlowSet         // nodes
+	links   *tracker.SlowSet         // links, "link:a|b", slowpeer only
+	confirm *diagnosis.LinkConfirmer // what feeds links
 	// reported holds the arrival of every node's latest report.
 	reported map[string]time.Time
 	score    *score
@@ -35,12 +35,11 @@ func newService(alg Algorithm, c *cluster, sc *score) (*service, error) {
 			return nil, err
 		}
 		s.matrix = m
-		// A link is confirmed by reports in a row (links.go), which is
-		// its delay to enter; it leaves as a node does.
-		lc := alg.SlowSet
-		lc.EnterReporters, lc.EnterAfter = 1, 0
-		s.links = tracker.NewSlowSet(lc)
-		s.confirm, s.reported = newLinkConfirmer(dc.MinSamples, alg.ReportValidity), map[string]time.Time{}
+		// A link is confirmed by reports in a row, as the service
+		// confirms it (diagnosis.LinkConfirmer), which is its delay to
+		// enter; it leaves as a node does.
+		s.links = tracker.NewSlowSet(diagnosis.LinkSlowSetConfig(alg.SlowSet))
+		s.confirm, s.reported = diagnosis.NewLinkConfirmer(dc.MinSamples, alg.ReportValidity), map[string]time.Time{}
 	}
 	return s, nil
 }
@@ -58,7 +57,7 @@ func (s *service) apply(c *cluster) error {
 		}
 		s.matrix.Forget(name)
 		s.reported[name] = r.at
-		s.confirm.report(name, r.at, r.latencies)
+		s.confirm.Report(name, r.at, r.latencies)
 		for _, l := range r.latencies {
 			if err := s.matrix.Add(name, l.Node, l.LatencyMs, int(min(l.Samples, 1<<31-1)), r.at); err != nil {
 				return fmt.Errorf("simulate: %w", err)
@@ -79,6 +78,6 @@ func (s *service) step(now time.Time, c *cluster) []string {
 	findings := s.matrix.Diagnose(now)
 	nodes, _ := evidence(findings, c)
 	s.set.Update(now, nodes)
-	s.links.Update(now, s.confirm.confirm(now, findings, s.reported))
+	s.links.Update(now, s.confirm.Confirm(now, findings, s.reported))
 	return append(s.set.Nodes(), s.links.Nodes()...)
 }
