@@ -58,14 +58,20 @@ func (s *Server) Step(now time.Time) StepResult {
 // returns nil. Run and Serve call it; call it yourself only when you serve
 // Handler with a server of your own.
 func (s *Server) RunSteps(ctx context.Context) error {
-	t := time.NewTicker(s.cfg.HeartbeatInterval)
+	every(ctx, s.cfg.HeartbeatInterval, func() { s.Step(s.now()) })
+	return nil
+}
+
+// every calls f every d until ctx is done.
+func every(ctx context.Context, d time.Duration, f func()) {
+	t := time.NewTicker(d)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			return nil
+			return
 		case <-t.C:
-			s.Step(s.now())
+			f()
 		}
 	}
 }

@@ -69,16 +69,8 @@ func (s *Server) Diagnose(now time.Time) []diagnosis.Finding {
 // returns nil. Serve runs it; call it yourself only when you serve Handler
 // with a server of your own.
 func (s *Server) RunDiagnosis(ctx context.Context) error {
-	t := time.NewTicker(DiagnoseEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-			s.Diagnose(s.now())
-		}
-	}
+	every(ctx, DiagnoseEvery, func() { s.Diagnose(s.now()) })
+	return nil
 }
 
 // writeMetrics writes findingsFamily from the last diagnosis.
