@@ -28,12 +28,13 @@ var (
 	loadServiceArgs    = flag.String("load-service-args", "", "TestServiceLoad: more arguments of the service, space-separated (-D key=value ...)")
 	loadDashboard      = flag.Bool("load-dashboard", true, "TestServiceLoad: read the dashboard too (its page, and its live events)")
 	loadBinary         = flag.String("load-binary", "", "TestServiceLoad: the slowpeer binary to run (default: build one)")
+	loadReadEvery      = flag.Duration("load-read-every", time.Second, "TestServiceLoad: how often each reader reads its endpoint")
 	loadConns          = flag.Int("load-conns", 0, "TestServiceLoad: 0 gives each agent a connection of its own, as real agents hold; N shares N among all agents")
 	loadServiceEnv     = flag.String("load-service-env", "", "TestServiceLoad: environment of the service only, space-separated KEY=VALUE (GOMAXPROCS=8 ...)")
 	loadProfile        = flag.String("load-profile", "", "TestServiceLoad: run the service as this test binary (TestLoadServiceProcess) and write its CPU, mutex and block profiles into this directory")
 )
 
-// loadReadPaths are what the readers poll, once a second each: the
+// loadReadPaths are what the readers poll, each every -load-read-every: the
 // reports, the dashboard's page, and (added when the service answers it)
 // the diagnosis.
 var loadReadPaths = []string{namenode.SlowPeersPath, namenode.JMXPath, namenode.MetricsPath,
@@ -101,8 +102,8 @@ func TestServiceLoad(t *testing.T) {
 			paths = append(paths, loadSlowNodesPath)
 		}
 	}
-	t.Logf("%d agents, heartbeat %v, report interval %v, peerLatencies %v, connections %s; readers of %v; service %v, environment %q",
-		n, hb, ri, *loadPeerLatencies, connsName(*loadConns, n), paths, args[1:], *loadServiceEnv)
+	t.Logf("%d agents, heartbeat %v, report interval %v, peerLatencies %v, connections %s; readers of %v every %v; service %v, environment %q",
+		n, hb, ri, *loadPeerLatencies, connsName(*loadConns, n), paths, *loadReadEvery, args[1:], *loadServiceEnv)
 
 	// The run is bounded by its own deadline, whatever the service does.
 	ctx, cancel := context.WithTimeout(context.Background(), *loadDuration+time.Second)

@@ -93,13 +93,13 @@ func postHeartbeat(ctx context.Context, client *http.Client, url string, body []
 	return nil
 }
 
-// runReader reads url once a second until ctx ends, starting at a random
-// moment of the first second.
+// runReader reads url every -load-read-every until ctx ends, starting at
+// a random moment of the first period.
 func runReader(ctx context.Context, client *http.Client, url, endpoint string, rec *loadRecorder) {
-	if !sleepUntil(ctx, time.Now().Add(rand.N(time.Second))) {
+	if !sleepUntil(ctx, time.Now().Add(rand.N(*loadReadEvery))) {
 		return
 	}
-	tick := time.NewTicker(time.Second)
+	tick := time.NewTicker(*loadReadEvery)
 	defer tick.Stop()
 	for {
 		start := time.Now()
