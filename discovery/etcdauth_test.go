@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slowpeer/slowpeer/internal/testenv"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 )
@@ -45,7 +46,7 @@ func TestEtcdUser(t *testing.T) {
 	var running atomic.Int32
 	var overlap atomic.Bool
 	r := startReplica(t, u, 9871, &running, &overlap)
-	waitFor(t, "the replica to lead", 20*time.Second, r.Leading)
+	testenv.WaitFor(t, "the replica to lead", 20*time.Second, r.Leading)
 
 	reader, err := OpenRegistry(u, 0, testLogger(t))
 	if err != nil {

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/slowpeer/slowpeer/internal/testenv"
 )
 
 // proxy forwards TCP connections to a registry server until cut.
@@ -124,14 +126,14 @@ func TestRegistryFollow(t *testing.T) {
 				})
 			}()
 			both := []string{"http://127.0.0.1:9201", "http://127.0.0.1:9202"}
-			waitFor(t, "both replicas", 10*time.Second, func() bool { return slices.Equal(last(), both) })
+			testenv.WaitFor(t, "both replicas", 10*time.Second, func() bool { return slices.Equal(last(), both) })
 			r1.stop()
-			waitFor(t, "one replica", 10*time.Second, func() bool { return slices.Equal(last(), both[1:]) })
+			testenv.WaitFor(t, "one replica", 10*time.Second, func() bool { return slices.Equal(last(), both[1:]) })
 			mu.Lock()
 			n := len(calls)
 			mu.Unlock()
 			p.cut()
-			waitFor(t, "the log to say the registry is out of reach", 15*time.Second, func() bool {
+			testenv.WaitFor(t, "the log to say the registry is out of reach", 15*time.Second, func() bool {
 				return logs.contains("keeping the last known replicas")
 			})
 			mu.Lock()
@@ -141,7 +143,7 @@ func TestRegistryFollow(t *testing.T) {
 			mu.Unlock()
 			p.heal()
 			startReplica(t, u, 9203, &running, &overlap)
-			waitFor(t, "the new replica after the registry came back", 20*time.Second, func() bool {
+			testenv.WaitFor(t, "the new replica after the registry came back", 20*time.Second, func() bool {
 				return slices.Equal(last(), []string{"http://127.0.0.1:9202", "http://127.0.0.1:9203"})
 			})
 			cancel()

@@ -93,18 +93,6 @@ func startReplica(t *testing.T, u RegistryURL, port int, running *atomic.Int32, 
 	return testReplica{Replica: r, stop: stop, ended: ended, running: running}
 }
 
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t *testing.T, what string, within time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v", what, within)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 func leaders(rs []testReplica) (n int, who string) {
 	for _, r := range rs {
 		if r.State() == StateActive {
@@ -126,7 +114,7 @@ func TestReplicaElection(t *testing.T) {
 				rs = append(rs, startReplica(t, u, 9001+i, &running, &overlap))
 			}
 			var leader string
-			waitFor(t, "one leader, known to all", 10*time.Second, func() bool {
+			testenv.WaitFor(t, "one leader, known to all", 10*time.Second, func() bool {
 				n, who := leaders(rs)
 				if n != 1 {
 					return false
@@ -165,7 +153,7 @@ func TestReplicaElection(t *testing.T) {
 				t.Fatal(err)
 			}
 			rest := slices.Delete(slices.Clone(rs), i, i+1)
-			waitFor(t, "a new leader", 10*time.Second, func() bool {
+			testenv.WaitFor(t, "a new leader", 10*time.Second, func() bool {
 				n, who := leaders(rest)
 				return n == 1 && who != leader && len(rest[0].Cluster().Replicas) == 2
 			})
@@ -185,7 +173,7 @@ func TestReplicaDrain(t *testing.T) {
 			var running atomic.Int32
 			var overlap atomic.Bool
 			rs := []testReplica{startReplica(t, u, 9101, &running, &overlap), startReplica(t, u, 9102, &running, &overlap)}
-			waitFor(t, "a leader", 10*time.Second, func() bool { n, _ := leaders(rs); return n == 1 })
+			testenv.WaitFor(t, "a leader", 10*time.Second, func() bool { n, _ := leaders(rs); return n == 1 })
 			_, leader := leaders(rs)
 			name := ""
 			switch kind {
@@ -212,7 +200,7 @@ func TestReplicaDrain(t *testing.T) {
 				}
 			}
 			i := slices.IndexFunc(rs, func(r testReplica) bool { return r.cfg.Self.Server == leader })
-			waitFor(t, "the other leads", 10*time.Second, func() bool {
+			testenv.WaitFor(t, "the other leads", 10*time.Second, func() bool {
 				return rs[1-i].State() == StateActive && rs[i].State() == StateDraining
 			})
 			select {
@@ -240,7 +228,7 @@ func TestReplicaGrantedTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	start(t, r.Run)
-	waitFor(t, "the replica to lead", 10*time.Second, func() bool { return r.State() == StateActive })
+	testenv.WaitFor(t, "the replica to lead", 10*time.Second, func() bool { return r.State() == StateActive })
 	r.mu.Lock()
 	granted := r.granted
 	r.mu.Unlock()

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/slowpeer/slowpeer/internal/testenv"
 )
 
 // lockedBuffer is a log that a test reads while a replica writes it.
@@ -56,7 +57,7 @@ func TestReplicaZooKeeperDigest(t *testing.T) {
 	var running atomic.Int32
 	var overlap atomic.Bool
 	r := startReplica(t, u, 9871, &running, &overlap)
-	waitFor(t, "the replica to lead", 20*time.Second, r.Leading)
+	testenv.WaitFor(t, "the replica to lead", 20*time.Second, r.Leading)
 
 	c := zkConnect(t, u.Servers, 10*time.Second, nil) // no credentials
 	defer c.Close()
@@ -103,7 +104,7 @@ func TestReplicaZooKeeperDigest(t *testing.T) {
 		t.Fatal(err)
 	}
 	stop := start(t, bad.Run)
-	waitFor(t, "the refused replica to say why", 20*time.Second, func() bool {
+	testenv.WaitFor(t, "the refused replica to say why", 20*time.Second, func() bool {
 		return strings.Contains(log.String(), "level=WARN") && strings.Contains(log.String(), "not authenticated")
 	})
 	stop()

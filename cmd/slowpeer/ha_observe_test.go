@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/slowpeer/slowpeer/internal/testenv"
 	"github.com/slowpeer/slowpeer/namenode"
 )
 
@@ -69,7 +70,7 @@ func watchPublishers(t *testing.T, conn *zk.Conn, ns string) *publishers {
 func (o *publishers) waitOwner(t *testing.T, other int64, within time.Duration) int64 {
 	t.Helper()
 	var got int64
-	haWait(t, "a new publisher", within, func() bool {
+	testenv.WaitFor(t, "a new publisher", within, func() bool {
 		o.mu.Lock()
 		defer o.mu.Unlock()
 		for s, at := range o.first {

@@ -86,7 +86,7 @@ func haScenario(t *testing.T, bin, kind string, servers, zkServers []string) {
 	leader := func(among []string, not ...string) string {
 		t.Helper()
 		var who string
-		haWait(t, "one leader that every live replica names", 3*timeout+20*time.Second, func() bool {
+		testenv.WaitFor(t, "one leader that every live replica names", 3*timeout+20*time.Second, func() bool {
 			who = ""
 			for _, p := range among {
 				c, err := clusterOf(p)
@@ -133,7 +133,7 @@ func haScenario(t *testing.T, bin, kind string, servers, zkServers []string) {
 	if got := leader(rest, first); got != third {
 		t.Errorf("after SIGCONT %s leads, want %s", got, third)
 	}
-	haWait(t, "the woken replica to name the new leader", timeout+10*time.Second, func() bool {
+	testenv.WaitFor(t, "the woken replica to name the new leader", timeout+10*time.Second, func() bool {
 		c, err := clusterOf(second)
 		return err == nil && c.Leader != nil && *c.Leader == third && len(c.Replicas) == 2
 	})
@@ -189,7 +189,7 @@ func haScenario(t *testing.T, bin, kind string, servers, zkServers []string) {
 	if !strings.Contains(replicas[third].logText(), "draining") {
 		t.Errorf("the drained replica did not say so:\n%s", replicas[third].logText())
 	}
-	haWait(t, "the woken replica to lead after the drain", timeout+10*time.Second, func() bool {
+	testenv.WaitFor(t, "the woken replica to lead after the drain", timeout+10*time.Second, func() bool {
 		c, err := clusterOf(second)
 		return err == nil && c.Leader != nil && *c.Leader == second
 	})
@@ -209,18 +209,6 @@ func clusterOf(hostport string) (c struct {
 	}
 	defer resp.Body.Close()
 	return c, json.NewDecoder(resp.Body).Decode(&c)
-}
-
-// haWait polls cond until it holds or within passes.
-func haWait(t *testing.T, what string, within time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v", what, within)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 func haZooKeeper(t *testing.T, servers []string) *zk.Conn {

@@ -118,7 +118,7 @@ func TestHASchemaLeaderMigrates(t *testing.T) {
 		t.Fatal(err)
 	}
 	stopLone := testenv.Start(t, lone.Run)
-	haWait(t, "the test's replica to lead", 20*time.Second, lone.Leading)
+	testenv.WaitFor(t, "the test's replica to lead", 20*time.Second, lone.Leading)
 
 	ports := freePorts(t, 3)
 	start := func(name, port string) *proc {
@@ -128,7 +128,7 @@ func TestHASchemaLeaderMigrates(t *testing.T) {
 	}
 	replicas := []*proc{start("replica 0", ports[0]), start("replica 1", ports[1])}
 	for _, p := range ports[:2] {
-		haWait(t, "the replica to name the test's leader", 20*time.Second, func() bool {
+		testenv.WaitFor(t, "the replica to name the test's leader", 20*time.Second, func() bool {
 			c, err := clusterOf(p)
 			return err == nil && c.Leader != nil && *c.Leader == "127.0.0.1:1"
 		})
@@ -163,7 +163,7 @@ func TestHASchemaLeaderMigrates(t *testing.T) {
 	gone := time.Now()
 	stopLone()
 	for i, p := range ports[:2] {
-		haWait(t, fmt.Sprintf("replica %d to pick once a replica led and migrated", i), 20*time.Second, func() bool {
+		testenv.WaitFor(t, fmt.Sprintf("replica %d to pick once a replica led and migrated", i), 20*time.Second, func() bool {
 			code, body := pickAt(p)
 			return code == http.StatusOK && strings.Contains(body, `"server":"127.0.0.1:10000"`)
 		})
@@ -214,7 +214,7 @@ func TestRegistryZooKeeperDigest(t *testing.T) {
 	hosts := strings.Join(zkServers, ",")
 	addr, stop := startNamenode(t, "-registry", "zk://slowpeer:s3cret@"+hosts+"/"+tag, "-hiveservers", "127.0.0.1:10000",
 		"-D", "slowpeer.registry.lease.timeout=2s")
-	haWait(t, "the replica to lead", 20*time.Second, func() bool {
+	testenv.WaitFor(t, "the replica to lead", 20*time.Second, func() bool {
 		c, err := clusterOf(addr)
 		return err == nil && c.Leader != nil && *c.Leader == addr
 	})
