@@ -15,8 +15,8 @@
 // PeerMetrics.AddBlockMedianAt) to a real diagnosis.Matrix with the rack
 // topology. Once a minute each service is read: Hadoop's slow nodes are
 // the tracker's (any valid report: no hysteresis); slowpeer's nodes go
-// through tracker.SlowSet, fed by the diagnosis (evidence.go), and its
-// links through a second SlowSet once a direction is found slow in two
+// through tracker.SlowSet, fed by the diagnosis (diagnosis.Evidence,
+// service.go), and its links through a second SlowSet once a direction is found slow in two
 // reports in a row of the node that measures it (diagnosis.LinkConfirmer,
 // as the service confirms them).
 //

@@ -75,8 +75,11 @@ func (s *service) step(now time.Time, c *cluster) []string {
 		s.set.Update(now, s.tracker.Counts(now))
 		return s.set.Nodes()
 	}
+	// The service's rule: nodes from the findings (diagnosis.Evidence;
+	// every simulated reporter sends peerLatencies, so no raw reports
+	// count), links from the confirmer.
 	findings := s.matrix.Diagnose(now)
-	nodes, _ := evidence(findings, c)
+	nodes, _ := diagnosis.Evidence(findings, c.rackNodeNames, nil)
 	s.set.Update(now, nodes)
 	s.links.Update(now, s.confirm.Confirm(now, findings, s.reported))
 	return append(s.set.Nodes(), s.links.Nodes()...)
