@@ -43,7 +43,8 @@
 //     next one when more follow.
 //   - GET /v1/slownodes: the diagnosis (package diagnosis) of the
 //     reporter × peer matrix that the heartbeats' peerLatencies fill, each
-//     report replacing its sender's row, run every [DiagnoseEvery] by
+//     report replacing its sender's row, run every [DiagnoseEvery] (less
+//     often when it takes long, [DiagnoseSpacing]) by
 //     [Server.RunDiagnosis] ([Server.Diagnose]); readers get the last
 //     diagnosis ([Server.SlowNodeFindings]), never waiting for a fit, and
 //     a heartbeat only hands its row over. Its findings per kind are
