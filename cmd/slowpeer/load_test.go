@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -143,6 +144,7 @@ func TestServiceLoad(t *testing.T) {
 
 	sleepUntil(ctx, from)
 	svc0, gen0 := mustSample(t, nn.cmd.Process.Pid), mustSample(t, os.Getpid())
+	buckets0, err0 := heartbeatBuckets(t.Context(), readers, base)
 	var peakRSS int64
 	for tick := time.NewTicker(time.Second); time.Now().Before(to); {
 		<-tick.C
@@ -151,6 +153,7 @@ func TestServiceLoad(t *testing.T) {
 		}
 	}
 	svc1, gen1 := mustSample(t, nn.cmd.Process.Pid), mustSample(t, os.Getpid())
+	buckets1, err1 := heartbeatBuckets(t.Context(), readers, base)
 	cancel()
 	wg.Wait()
 	for _, c := range clients {
@@ -169,6 +172,13 @@ func TestServiceLoad(t *testing.T) {
 		if s.errors > 0 {
 			t.Errorf("%s: %d of %d requests failed, the first: %s", s.endpoint, s.errors, s.requests, s.firstErr)
 		}
+	}
+	if err := errors.Join(err0, err1); err != nil {
+		t.Errorf("the service's heartbeat durations: %v", err)
+	} else {
+		p50, _ := bucketQuantile(buckets0, buckets1, 0.5)
+		p99, count := bucketQuantile(buckets0, buckets1, 0.99)
+		t.Logf("heartbeats as the service timed them (%.0f, in its buckets): p50 ≤ %v s, p99 ≤ %v s", count, p50, p99)
 	}
 	t.Logf("%s: %d events, the largest %d bytes", dashboard.EventsPath, ev.events, ev.maxBytes)
 	if *loadDashboard && ev.events < int(to.Sub(start)/dashboard.DefaultInterval)/2 {
