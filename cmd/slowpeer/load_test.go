@@ -126,11 +126,8 @@ func TestServiceLoad(t *testing.T) {
 	rec := newLoadRecorder()
 	rec.window(from, to)
 	var wg sync.WaitGroup
-	clients := agentClients(n, *loadConns)
-	for i := range n {
-		wg.Go(func() {
-			runAgent(ctx, clients[i%len(clients)], base, lc, i, start.Add(time.Duration(i)*hb/time.Duration(n)), hb, ri, rec)
-		})
+	for _, w := range loadWorkers(addr, lc, *loadConns, hb, ri) {
+		wg.Go(func() { w.run(ctx, start, rec) })
 	}
 	for _, p := range paths {
 		wg.Go(func() { runReader(ctx, readers, base+p, p, rec) })
@@ -156,9 +153,6 @@ func TestServiceLoad(t *testing.T) {
 	buckets1, err1 := heartbeatBuckets(t.Context(), readers, base)
 	cancel()
 	wg.Wait()
-	for _, c := range clients {
-		c.CloseIdleConnections()
-	}
 	ev := <-events
 
 	t.Logf("window %v after a warm-up of %v", to.Sub(from).Round(time.Second), warmup)

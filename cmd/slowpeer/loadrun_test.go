@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -20,77 +19,11 @@ import (
 // The clients of TestServiceLoad: the agents, the readers and the
 // dashboard page that follows the live events.
 
-// agentClients returns the HTTP clients of n agents: with conns 0 one
-// each, holding one keep-alive connection as a real agent does; else one
-// for all, of at most conns connections.
-func agentClients(n, conns int) []*http.Client {
-	if conns > 0 {
-		tr := &http.Transport{MaxIdleConns: conns, MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns}
-		return []*http.Client{{Timeout: 10 * time.Second, Transport: tr}}
-	}
-	cs := make([]*http.Client, n)
-	for i := range cs {
-		cs[i] = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 1, MaxConnsPerHost: 1}}
-	}
-	return cs
-}
-
 func connsName(conns, agents int) string {
 	if conns == 0 {
 		return fmt.Sprintf("one per agent (%d)", agents)
 	}
 	return fmt.Sprintf("%d shared", conns)
-}
-
-// runAgent is node i of lc until ctx ends: a heartbeat every hb from
-// first on, the one due after its report phase carrying its report, once
-// every ri.
-func runAgent(ctx context.Context, client *http.Client, base string, lc *loadCluster, i int, first time.Time, hb, ri time.Duration, rec *loadRecorder) {
-	url := base + reports.HeartbeatPath
-	nextReport := first.Add(lc.reportPhase[i])
-	timer := time.NewTimer(time.Until(first))
-	defer timer.Stop()
-	for at := first; ; at = at.Add(hb) {
-		timer.Reset(time.Until(at))
-		select {
-		case <-ctx.Done():
-			return
-		case <-timer.C:
-		}
-		body, endpoint := lc.plain[i], "heartbeat"
-		if !at.Before(nextReport) {
-			body, endpoint = lc.report[i], "heartbeat with report"
-			nextReport = nextReport.Add(ri)
-		}
-		start := time.Now()
-		err := postHeartbeat(ctx, client, url, body)
-		if ctx.Err() != nil {
-			return // the run's end, not the service's doing
-		}
-		rec.add(endpoint, start, time.Since(start), err)
-	}
-}
-
-// postHeartbeat sends one heartbeat and reads its answer.
-func postHeartbeat(ctx context.Context, client *http.Client, url string, body []byte) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode != http.StatusOK || !bytes.HasPrefix(b, []byte(`{"slow":`)) {
-		return fmt.Errorf("%s: %s", resp.Status, reports.Clip(string(b)))
-	}
-	return nil
 }
 
 // runReader reads url every -load-read-every until ctx ends, starting at

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/slowpeer/slowpeer/reports"
+)
+
+// The agents of TestServiceLoad. A worker holds one keep-alive connection
+// and sends the heartbeats of its agents, each when it is due, over plain
+// HTTP/1.1 written by hand: with net/http's client, a goroutine per agent
+// and its transport's two per connection, the generator took as much CPU
+// as the service it measured (0.55 of the 2 cores at 10 000 agents), and
+// the wait for a CPU of either process became the tail of every latency.
+
+// loadWorker sends the heartbeats of agents (indices of lc) over one
+// connection to addr.
+type loadWorker struct {
+	addr   string
+	lc     *loadCluster
+	agents []int
+	hb, ri time.Duration
+
+	conn net.Conn
+	br   *bufio.Reader
+}
+
+// workers returns the workers of n agents: conns of them, agent i going to
+// worker i % conns; with conns 0, one per agent, as real agents each hold
+// a connection.
+func loadWorkers(addr string, lc *loadCluster, conns int, hb, ri time.Duration) []*loadWorker {
+	n := len(lc.nodes)
+	if conns <= 0 || conns > n {
+		conns = n
+	}
+	ws := make([]*loadWorker, conns)
+	for i := range ws {
+		ws[i] = &loadWorker{addr: addr, lc: lc, hb: hb, ri: ri}
+	}
+	for i := range n {
+		ws[i%conns].agents = append(ws[i%conns].agents, i)
+	}
+	return ws
+}
+
+// run sends its agents' heartbeats from first on until ctx ends: agent i
+// every hb from first + i·hb/n, the one due after its report phase
+// carrying its report, once every ri. A heartbeat sent late, because the
+// worker still waited for the answer of an earlier one, counts from when
+// it was due: a slow answer is charged to the heartbeats queued behind
+// it too (one sent on time counts from its sending, not from a timer
+// that fired late).
+func (w *loadWorker) run(ctx context.Context, first time.Time, rec *loadRecorder) {
+	defer w.close()
+	n := len(w.lc.nodes)
+	nextReport := make([]time.Time, len(w.agents))
+	for j, i := range w.agents {
+		nextReport[j] = first.Add(w.lc.reportPhase[i])
+	}
+	for round := first; ; round = round.Add(w.hb) {
+		for j, i := range w.agents {
+			due := round.Add(time.Duration(i) * w.hb / time.Duration(n))
+			start := due
+			if time.Now().Before(due) {
+				if !sleepUntil(ctx, due) {
+					return
+				}
+				start = time.Now()
+			}
+			body, endpoint := w.lc.plain[i], "heartbeat"
+			if !due.Before(nextReport[j]) {
+				body, endpoint = w.lc.report[i], "heartbeat with report"
+				nextReport[j] = nextReport[j].Add(w.ri)
+			}
+			err := w.post(ctx, body)
+			if ctx.Err() != nil {
+				return // the run's end, not the service's doing
+			}
+			rec.add(endpoint, start, time.Since(start), err)
+		}
+	}
+}
+
+// post sends one heartbeat and reads its answer, connecting first when it
+// holds no connection; after an error it drops the connection.
+func (w *loadWorker) post(ctx context.Context, body []byte) error {
+	if w.conn == nil {
+		var d net.Dialer
+		c, err := d.DialContext(ctx, "tcp", w.addr)
+		if err != nil {
+			return err
+		}
+		w.conn, w.br = c, bufio.NewReader(c)
+	}
+	err := w.exchange(body)
+	if err != nil {
+		w.close()
+	}
+	return err
+}
+
+func (w *loadWorker) exchange(body []byte) error {
+	w.conn.SetDeadline(time.Now().Add(10 * time.Second))
+	req := fmt.Appendf(nil, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n",
+		reports.HeartbeatPath, w.addr, len(body))
+	if _, err := w.conn.Write(append(req, body...)); err != nil {
+		return err
+	}
+	resp, err := http.ReadResponse(w.br, nil)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK || !bytes.HasPrefix(b, []byte(`{"slow":`)) {
+		return fmt.Errorf("%s: %s", resp.Status, reports.Clip(string(b)))
+	}
+	if resp.Close {
+		return fmt.Errorf("the service closed the connection (Connection: %s)", strconv.Quote(resp.Header.Get("Connection")))
+	}
+	return nil
+}
+
+func (w *loadWorker) close() {
+	if w.conn != nil {
+		w.conn.Close()
+		w.conn, w.br = nil, nil
+	}
+}
