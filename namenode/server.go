@@ -45,6 +45,7 @@ type Server struct {
 	nodes     *DataNodes
 	metrics   *serverMetrics
 	diag      *diagnoser // the diagnosis of the agents' peerLatencies
+	heavy     heavyWork  // turns of the long reads and jobs (heavy.go)
 	engine    *gin.Engine
 	// hostname is the beans' tag.Hostname; readRuntime reads the Go
 	// runtime for the JvmMetrics bean (tests replace it).
@@ -103,6 +104,7 @@ func New(cfg Config) (*Server, error) {
 		s.authHash = sha256.Sum256([]byte(cfg.AuthToken))
 	}
 	s.metrics = newServerMetrics()
+	s.heavy = newHeavyWork()
 	if err := s.newDiagnosis(); err != nil {
 		return nil, err
 	}
@@ -121,11 +123,11 @@ func New(cfg Config) (*Server, error) {
 	s.engine = e
 	e.POST(HeartbeatPath, s.heartbeat)
 	s.get(SlowPeersPath, s.slowPeers)
-	s.get(JMXPath, s.jmx)
+	s.get(JMXPath, s.heavyRoute(s.jmx))
 	s.get(MetricsPath, s.serveMetrics)
-	s.get(DataNodesPath, s.dataNodes)
+	s.get(DataNodesPath, s.heavyRoute(s.dataNodes))
 	s.get(SlowNodesPath, s.slowNodes)
-	s.get(StatePath, s.serveState)
+	s.get(StatePath, s.heavyRoute(s.serveState))
 	return s, nil
 }
 

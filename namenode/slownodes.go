@@ -82,12 +82,14 @@ func (s *Server) Diagnose(now time.Time) []diagnosis.Finding {
 func (s *Server) RunDiagnosis(ctx context.Context) error {
 	var next time.Time // the earliest start of the next diagnosis
 	every(ctx, DiagnoseEvery, func() {
-		start := time.Now()
-		if start.Before(next) {
+		if time.Now().Before(next) {
 			return
 		}
-		s.Diagnose(s.now())
-		next = start.Add(DiagnoseSpacing * time.Since(start))
+		s.heavy.do(ctx, func() {
+			start := time.Now()
+			s.Diagnose(s.now())
+			next = start.Add(DiagnoseSpacing * time.Since(start))
+		})
 	})
 	return nil
 }

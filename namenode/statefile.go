@@ -155,7 +155,7 @@ func (s *Server) RunStateFile(ctx context.Context, path string, interval time.Du
 			save()
 			return nil
 		case <-t.C:
-			save()
+			s.heavy.do(ctx, save)
 		}
 	}
 }

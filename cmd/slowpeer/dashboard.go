@@ -113,8 +113,18 @@ func (s *dashboardSource) Snapshot(now time.Time) dashboard.View {
 func mountDashboard(srv *namenode.Server, src *dashboardSource, now func() time.Time) *dashboard.Dashboard {
 	d := dashboard.New(src, dashboard.Config{Now: now, Logger: srv.Config().Logger})
 	toPage := http.RedirectHandler(dashboard.Path, http.StatusFound)
+	// The page, drawn from every DataNode, takes its turn among the
+	// service's long reads; the event stream and the assets do not.
+	page := srv.Heavy(d)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == dashboard.Path {
+			page.ServeHTTP(w, r)
+			return
+		}
+		d.ServeHTTP(w, r)
+	})
 	for _, m := range []string{http.MethodGet, http.MethodHead} {
-		srv.Handle(m, dashboard.Path+"*rest", d)
+		srv.Handle(m, dashboard.Path+"*rest", h)
 		srv.Handle(m, "/", toPage)
 	}
 	return d
