@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"strconv"
@@ -118,13 +117,8 @@ func (w *loadWorker) exchange(body []byte) error {
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
+	if err := readAnswer(resp, func(b []byte) bool { return bytes.HasPrefix(b, []byte(`{"slow":`)) }); err != nil {
 		return err
-	}
-	if resp.StatusCode != http.StatusOK || !bytes.HasPrefix(b, []byte(`{"slow":`)) {
-		return fmt.Errorf("%s: %s", resp.Status, reports.Clip(string(b)))
 	}
 	if resp.Close {
 		return fmt.Errorf("the service closed the connection (Connection: %s)", strconv.Quote(resp.Header.Get("Connection")))

@@ -59,12 +59,18 @@ func getWhole(ctx context.Context, client *http.Client, url string) error {
 	if err != nil {
 		return err
 	}
+	return readAnswer(resp, nil)
+}
+
+// readAnswer reads resp's body whole and closes it; it wants 200 and a
+// body that ok accepts (any, with ok nil).
+func readAnswer(resp *http.Response, ok func(body []byte) bool) error {
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
 		return err
 	}
-	if resp.StatusCode != http.StatusOK {
+	if resp.StatusCode != http.StatusOK || ok != nil && !ok(b) {
 		return fmt.Errorf("%s: %s", resp.Status, reports.Clip(string(b)))
 	}
 	return nil
