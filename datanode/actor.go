@@ -51,6 +51,10 @@ type actor struct {
 	heartbeat  time.Duration
 	report     time.Duration
 	maxBackoff time.Duration
+	// lookAgain is the span of the report source's averages, the delay of
+	// an early second look at a newly named slow peer (Scheduler.Named);
+	// 0 for none.
+	lookAgain time.Duration
 	// httpAddr returns the agent's HTTP address for the heartbeat, "" for
 	// none; nil means none.
 	httpAddr   func() string
@@ -127,6 +131,9 @@ func (a *actor) beat(ctx context.Context, s *Scheduler) {
 	}
 	failures := s.Failures()
 	s.Delivered(done, report)
+	if report {
+		s.Named(done, det.SlowPeers, a.lookAgain)
+	}
 	a.counters.heartbeatsSent.Add(1)
 	a.mu.Lock()
 	wasSlow, first := a.status.Slow, a.status.Heartbeats == 0

@@ -235,3 +235,11 @@ func DefaultLocalConfig() Config {
 func (c Config) ProbeBytesPerSecond() float64 {
 	return float64(c.ProbePackets) * float64(c.ProbePacketBytes) / c.ProbeInterval.Seconds()
 }
+
+// RollingSpan returns the span of the rolling windows, RollingWindow ×
+// RollingWindows: what a report's averages and block medians cover, and
+// the delay of the early second look at a newly named slow peer
+// (Scheduler.Named).
+func (c Config) RollingSpan() time.Duration {
+	return c.RollingWindow * time.Duration(c.RollingWindows)
+}

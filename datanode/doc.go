@@ -111,6 +111,8 @@
 // service that is slow or dead delays no other. The slow-peer report is
 // due at start and then dfs.datanode.outliers.report.interval after it was
 // delivered to that service; a report that was not delivered rides on the
-// next heartbeat. Failed heartbeats are retried with exponential backoff
+// next heartbeat; a report that names a peer slow its predecessor did not
+// brings the next one to one span of the rolling windows after it, an
+// early second look ([Scheduler.Named]). Failed heartbeats are retried with exponential backoff
 // and jitter ([Backoff]) up to slowpeer.heartbeat.max.backoff.
 package datanode

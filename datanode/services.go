@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"time"
 )
 
 // services is an agent's set of NameNode-side services, one actor each.
@@ -35,7 +36,13 @@ func (a *Agent) newActor(u string) (*actor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("namenode: %w", err)
 	}
-	return &actor{node: a.cfg.ID, send: c, detect: a.detect,
+	// The early second look needs windows of the agent's own: Hadoop's
+	// averages read through -hadoop-jmx span 3 hours.
+	var lookAgain time.Duration
+	if a.jmx == nil {
+		lookAgain = a.cfg.RollingSpan()
+	}
+	return &actor{node: a.cfg.ID, send: c, detect: a.detect, lookAgain: lookAgain,
 		heartbeat: a.cfg.HeartbeatInterval, report: a.cfg.ReportInterval, maxBackoff: a.cfg.MaxRetryBackoff,
 		httpAddr: a.httpAddress, jitter: rand.Float64, counters: &a.counters, log: a.log.With(slog.String("namenode", u)),
 		status: ServiceStatus{URL: u}}, nil

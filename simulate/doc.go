@@ -8,7 +8,8 @@
 // Each node has, for each algorithm, a real datanode.PeerMetrics (the
 // rolling windows of package rolling and the median/MAD test of package
 // outlier) and a real datanode.Scheduler that says which heartbeat
-// carries the slow-peer report. The reports go, in the order they
+// carries the slow-peer report (for slowpeer with the agent's early second
+// look at a newly named slow peer, Scheduler.Named). The reports go, in the order they
 // arrive, to a real tracker.Tracker; slowpeer's also carry the peer
 // latencies the agent sends (Detection.PeerLatencies: for each peer the
 // median of its block medians of the rolling windows' span, from

@@ -165,8 +165,10 @@ func (nd *node) flush(a int, c *cluster) {
 }
 
 // beat runs algorithm a's heartbeats in [from, to): the real Scheduler
-// says which carry a report, and the real PeerMetrics makes it.
-func (nd *node) beat(a int, c *cluster, from, to time.Time, withLatencies bool) {
+// says which carry a report, and the real PeerMetrics makes it. lookAgain
+// is the delay of the agent's early second look (Scheduler.Named), 0 for
+// an algorithm without it (Hadoop's).
+func (nd *node) beat(a int, c *cluster, from, to time.Time, withLatencies bool, lookAgain time.Duration) {
 	sc, m := nd.sched[a], nd.metrics[a]
 	nd.out[a] = nd.out[a][:0]
 	for hb := from.Add(sc.Next(from)); hb.Before(to); hb = hb.Add(sc.Next(hb)) {
@@ -182,5 +184,6 @@ func (nd *node) beat(a int, c *cluster, from, to time.Time, withLatencies bool) 
 		}
 		nd.out[a] = append(nd.out[a], r)
 		sc.Delivered(hb, true)
+		sc.Named(hb, d.SlowPeers, lookAgain)
 	}
 }

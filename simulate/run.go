@@ -152,7 +152,13 @@ func (s *sim) tick(k int) error {
 	s.each(func(nd *node) { nd.drawPauses(&s.traffic, o) })
 	s.each(func(nd *node) {
 		for a, sv := range s.services {
-			nd.beat(a, s.cluster, at, end, sv.matrix != nil)
+			// slowpeer's agent (the one with peerLatencies) looks again
+			// early at a newly named slow peer; Hadoop's does not.
+			var lookAgain time.Duration
+			if sv.matrix != nil {
+				lookAgain = sv.alg.Agent.RollingSpan()
+			}
+			nd.beat(a, s.cluster, at, end, sv.matrix != nil, lookAgain)
 		}
 	})
 	s.reading.Wait()
