@@ -53,7 +53,7 @@ func NewPeerMetrics(cfg Config) *PeerMetrics {
 	return &PeerMetrics{
 		averages:   rolling.New(cfg.RollingWindow, cfg.RollingWindows),
 		minSamples: cfg.MinOutlierDetectionSamples,
-		blocks:     blockMedians{span: time.Duration(cfg.RollingWindows) * cfg.RollingWindow},
+		blocks:     blockMedians{span: cfg.RollingSpan()},
 		detector:   outlier.New(cfg.MinOutlierDetectionNodes, cfg.LowThreshold),
 
 		maxFailures: int64(cfg.ProbeMaxFailures),
