@@ -36,13 +36,10 @@ func (h heavyWork) do(ctx context.Context, f func()) bool {
 }
 
 // heavyRoute is a route's handler that runs as heavy work; a request whose
-// client left while it waited is dropped.
+// client left while it waited is dropped (it is the last handler: nothing
+// runs after it to abort).
 func (s *Server) heavyRoute(h gin.HandlerFunc) gin.HandlerFunc {
-	return func(c *gin.Context) {
-		if !s.heavy.do(c.Request.Context(), func() { h(c) }) {
-			c.Abort()
-		}
-	}
+	return func(c *gin.Context) { s.heavy.do(c.Request.Context(), func() { h(c) }) }
 }
 
 // Heavy returns h run as the Server's heavy work, one of a bounded number
