@@ -15,6 +15,11 @@ const devVersion = "v0.0.0-dev"
 // as much as git's short hashes of a large repository.
 const revisionDigits = 12
 
+// version is the release version a build was given with
+// -ldflags "-X main.version=v1.2.3" (scripts/deb gives it git describe's
+// tag); empty, the module version the Go toolchain stamped is used.
+var version string
+
 // runVersion runs "slowpeer version" (also "slowpeer -version"): it prints
 // one line, "slowpeer VERSION (revision REV[, modified])", from the build
 // information the Go toolchain stamps into the binary.
@@ -28,10 +33,14 @@ func runVersion(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	return err
 }
 
-// buildVersion returns the module version of a build, devVersion when it
-// carries none; info may be nil. It is the VERSION of versionLine and the
-// service's JMX SoftwareVersion.
+// buildVersion returns the version of a build: the one given with
+// -ldflags -X main.version, else the module version, else devVersion;
+// info may be nil. It is the VERSION of versionLine and the JMX
+// SoftwareVersion of the service and the agent.
 func buildVersion(info *debug.BuildInfo) string {
+	if version != "" {
+		return version
+	}
 	if info != nil {
 		if v := info.Main.Version; v != "" && v != "(devel)" {
 			return v

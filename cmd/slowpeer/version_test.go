@@ -111,3 +111,12 @@ func TestVersionOfBuiltBinary(t *testing.T) {
 		t.Fatalf("slowpeer version = %q, want it to name %s)", line, want)
 	}
 }
+
+// A version given with -ldflags -X main.version wins over the module's.
+func TestVersionFromLdflags(t *testing.T) {
+	defer func(v string) { version = v }(version)
+	version = "v2.0.0"
+	if got := versionLine(&debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}}); got != "slowpeer v2.0.0 (revision unknown)" {
+		t.Fatalf("versionLine = %q", got)
+	}
+}
