@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -19,6 +20,11 @@ const revisionDigits = 12
 // -ldflags "-X main.version=v1.2.3" (scripts/deb gives it git describe's
 // tag); empty, the module version the Go toolchain stamped is used.
 var version string
+
+// revision is the VCS revision given with -ldflags "-X main.revision=..."
+// (scripts/deb gives it, since a build from a git worktree carries none);
+// the revision the Go toolchain stamped wins.
+var revision string
 
 // runVersion runs "slowpeer version" (also "slowpeer -version"): it prints
 // one line, "slowpeer VERSION (revision REV[, modified])", from the build
@@ -58,7 +64,10 @@ func softwareVersion() string {
 // versionLine formats the version of a build from its build information,
 // which may be nil (a binary built without module support).
 func versionLine(info *debug.BuildInfo) string {
-	version, revision, modified := buildVersion(info), "unknown", false
+	version, revision, modified := buildVersion(info), cmp.Or(revision, "unknown"), false
+	if len(revision) > revisionDigits {
+		revision = revision[:revisionDigits]
+	}
 	if info != nil {
 		for _, s := range info.Settings {
 			switch s.Key {

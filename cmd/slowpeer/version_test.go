@@ -114,9 +114,14 @@ func TestVersionOfBuiltBinary(t *testing.T) {
 
 // A version given with -ldflags -X main.version wins over the module's.
 func TestVersionFromLdflags(t *testing.T) {
-	defer func(v string) { version = v }(version)
-	version = "v2.0.0"
-	if got := versionLine(&debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}}); got != "slowpeer v2.0.0 (revision unknown)" {
+	defer func(v, r string) { version, revision = v, r }(version, revision)
+	version, revision = "v2.0.0", "8a9a175e0b1c2d3e4f5a"
+	if got := versionLine(&debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}}); got != "slowpeer v2.0.0 (revision 8a9a175e0b1c)" {
+		t.Fatalf("versionLine = %q", got)
+	}
+	// A revision the toolchain stamped wins.
+	info := &debug.BuildInfo{Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "abc123"}}}
+	if got := versionLine(info); got != "slowpeer v2.0.0 (revision abc123)" {
 		t.Fatalf("versionLine = %q", got)
 	}
 }
