@@ -16,8 +16,8 @@ type commandDoc struct {
 	name    string // "datanode", "hiveserver pick"
 	summary string
 	usage   string // the usage line of -h, without "usage: "
-	flags    []flagDoc
-	keys     []keyDefault // the configuration keys -h lists, in its order
+	flags   []flagDoc
+	keys    []keyDefault // the configuration keys -h lists, in its order
 }
 
 // flagDoc is one flag as -h prints it.

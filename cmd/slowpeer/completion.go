@@ -20,12 +20,7 @@ func runCompletion(ctx context.Context, args []string, stdin io.Reader, stdout, 
 	if fs.NArg() != 1 || fs.Arg(0) != "bash" {
 		return usageError{errors.New("want one argument, the shell: bash")}
 	}
-	docs, err := commandDocs()
-	if err != nil {
-		return err
-	}
-	_, err = io.WriteString(stdout, bashCompletion(docs))
-	return err
+	return writeFromDocs(stdout, bashCompletion)
 }
 
 // bashCompletion is the bash completion script for docs.

@@ -22,11 +22,16 @@ func runMan(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
 	}
+	return writeFromDocs(stdout, manPage)
+}
+
+// writeFromDocs writes to w what page makes of the subcommands' docs.
+func writeFromDocs(w io.Writer, page func([]commandDoc) string) error {
 	docs, err := commandDocs()
 	if err != nil {
 		return err
 	}
-	_, err = io.WriteString(stdout, manPage(docs))
+	_, err = io.WriteString(w, page(docs))
 	return err
 }
 

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,11 +51,6 @@ func TestVersionLine(t *testing.T) {
 }
 
 func TestVersionCommand(t *testing.T) {
-	cli := func(args ...string) (code int, stdout, stderr string) {
-		var out, errOut bytes.Buffer
-		code = run(context.Background(), args, strings.NewReader(""), &out, &errOut)
-		return code, out.String(), errOut.String()
-	}
 	info, _ := debug.ReadBuildInfo()
 	want := versionLine(info) + "\n"
 	for _, args := range [][]string{{"version"}, {"-version"}, {"--version"}} {
