@@ -21,10 +21,9 @@ const httpShutdownTimeout = 5 * time.Second
 // on Config.HTTPListen; a program that embeds the agent may serve it on a
 // port of its own instead.
 //
-//   - /jmx answers as a Hadoop DataNode's JMXJsonServlet, with the bean
-//     Hadoop:service=DataNode,name=DataNodeInfo: DatanodeHostname and
-//     DataPort (from the id), HttpPort (while Run serves the port), and
-//     SendPacketDownstreamAvgInfo, the string
+//   - /jmx answers as a Hadoop DataNode's JMXJsonServlet, with the beans
+//     Hadoop:service=DataNode,name=DataNodeInfo and JvmMetrics (see
+//     beans). DataNodeInfo's SendPacketDownstreamAvgInfo is the string
 //     {"[host:port]RollingAvgTime":ms,...} a Hadoop DataNode writes
 //     (jmx.PeerAveragesJSON), or null while peer statistics are off. Its
 //     latencies are those of the report source: every peer with samples in
@@ -33,7 +32,8 @@ const httpShutdownTimeout = 5 * time.Second
 //     -hadoop-jmx. Another agent's -hadoop-jmx reads it as it reads a
 //     Hadoop DataNode.
 //   - /metrics is Prometheus text: slowpeer_datanode_peer_latency_seconds
-//     per peer (at most one series per peer), and the agent's counters.
+//     per peer (at most one series per peer), and the agent's counters,
+//     each family with its # HELP and # TYPE lines.
 //   - /healthz answers 200 "ok" while the agent runs.
 func (a *Agent) Handler() http.Handler {
 	mux := http.NewServeMux()
