@@ -7,12 +7,15 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/VictoriaMetrics/metrics"
+
+	"github.com/slowpeer/slowpeer/jmx"
 )
 
 // Agent is the DataNode-side agent: it serves probe pipelines on its data
@@ -34,9 +37,14 @@ type Agent struct {
 	detect   detectFunc // nil: no reports
 	services services
 
-	metricsSet *metrics.Set           // what /metrics writes
-	httpPort   atomic.Pointer[string] // the HTTP port's port, once Run serves it
-	httpAddr   atomic.Pointer[string] // its host:port as heartbeats announce it, once Run opened it
+	metricsSet *metrics.Set               // what /metrics writes
+	data       atomic.Pointer[dataServer] // the data port's server, once Run serves it
+	// hostname is JvmMetrics' tag.Hostname; readRuntime reads the Go
+	// runtime for it (tests replace it).
+	hostname    string
+	readRuntime func() jmx.Runtime
+	httpPort    atomic.Pointer[string] // the HTTP port's port, once Run serves it
+	httpAddr    atomic.Pointer[string] // its host:port as heartbeats announce it, once Run opened it
 
 	counters counters
 	started  atomic.Bool
@@ -47,7 +55,9 @@ func New(cfg Config) (*Agent, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	a := &Agent{cfg: cfg, log: cfg.Logger, client: cfg.HTTPClient, metrics: cfg.PeerMetrics, dial: dialer(cfg)}
+	a := &Agent{cfg: cfg, log: cfg.Logger, client: cfg.HTTPClient, metrics: cfg.PeerMetrics, dial: dialer(cfg),
+		readRuntime: jmx.ReadRuntime}
+	a.hostname, _ = os.Hostname() // none: JvmMetrics goes without tag.Hostname
 	if a.log == nil {
 		a.log = slog.Default()
 	}
@@ -161,6 +171,7 @@ func (a *Agent) Run(ctx context.Context) error {
 		}
 		srv := newDataServer(a.cfg.ID, m, &a.counters, a.cfg.ProbeTimeout, a.cfg.FaultReceiveDelay,
 			a.dial, a.log.With(slog.String("role", "relay")))
+		a.data.Store(srv)
 		wg.Go(func() { srv.serve(ctx, ln) })
 	}
 	if a.jmx == nil && len(peers) > 0 && a.cfg.PeerStatsEnabled {

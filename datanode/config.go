@@ -66,6 +66,10 @@ type Config struct {
 	// HTTPListener is an open listener for the HTTP port; the agent closes
 	// it when Run returns.
 	HTTPListener net.Listener
+	// SoftwareVersion is the agent's version, the Version and
+	// SoftwareVersion of its /jmx DataNodeInfo (as "slowpeer version"
+	// prints it); empty leaves both out.
+	SoftwareVersion string
 	// FaultReceiveDelay makes the agent wait this long before it
 	// acknowledges each probe packet it receives, as Hadoop's
 	// DataNodeFaultInjector.delaySendingAckToUpstream; 0 in production.

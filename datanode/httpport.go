@@ -6,25 +6,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"maps"
 	"net"
 	"net/http"
-	"slices"
-	"strings"
 	"time"
-
-	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/slowpeer/slowpeer/jmx"
 )
-
-// dataNodeModelerType is the modelerType Hadoop gives the DataNodeInfo
-// bean: the class that implements DataNodeMXBean.
-const dataNodeModelerType = "org.apache.hadoop.hdfs.server.datanode.DataNode"
-
-// maxMetricPeers bounds the per-peer series /metrics writes; beyond it the
-// peers with the highest ids are left out (and counted).
-const maxMetricPeers = 10000
 
 // httpShutdownTimeout bounds how long Run waits for requests in flight
 // on the HTTP port when it stops.
@@ -34,10 +21,9 @@ const httpShutdownTimeout = 5 * time.Second
 // on Config.HTTPListen; a program that embeds the agent may serve it on a
 // port of its own instead.
 //
-//   - /jmx answers as a Hadoop DataNode's JMXJsonServlet, with the bean
-//     Hadoop:service=DataNode,name=DataNodeInfo: DatanodeHostname and
-//     DataPort (from the id), HttpPort (while Run serves the port), and
-//     SendPacketDownstreamAvgInfo, the string
+//   - /jmx answers as a Hadoop DataNode's JMXJsonServlet, with the beans
+//     Hadoop:service=DataNode,name=DataNodeInfo and JvmMetrics (see
+//     beans). DataNodeInfo's SendPacketDownstreamAvgInfo is the string
 //     {"[host:port]RollingAvgTime":ms,...} a Hadoop DataNode writes
 //     (jmx.PeerAveragesJSON), or null while peer statistics are off. Its
 //     latencies are those of the report source: every peer with samples in
@@ -46,7 +32,8 @@ const httpShutdownTimeout = 5 * time.Second
 //     -hadoop-jmx. Another agent's -hadoop-jmx reads it as it reads a
 //     Hadoop DataNode.
 //   - /metrics is Prometheus text: slowpeer_datanode_peer_latency_seconds
-//     per peer (at most one series per peer), and the agent's counters.
+//     per peer (at most one series per peer), and the agent's counters,
+//     each family with its # HELP and # TYPE lines.
 //   - /healthz answers 200 "ok" while the agent runs.
 func (a *Agent) Handler() http.Handler {
 	mux := http.NewServeMux()
@@ -82,72 +69,6 @@ func (a *Agent) latencies(now time.Time) map[string]float64 {
 		out[avg.Key] = avg.Mean
 	}
 	return out
-}
-
-// beans returns what /jmx serves at now.
-func (a *Agent) beans(now time.Time) []jmx.Bean {
-	info := jmx.Bean{Name: jmx.DataNodeInfoBean, ModelerType: dataNodeModelerType}
-	if host, port, err := net.SplitHostPort(a.cfg.ID); err == nil {
-		// Hadoop writes the ports of DataNodeInfo as strings.
-		info.Attrs = append(info.Attrs, jmx.Attr{Name: "DatanodeHostname", Value: host},
-			jmx.Attr{Name: "DataPort", Value: port})
-	}
-	if p := a.httpPort.Load(); p != nil {
-		info.Attrs = append(info.Attrs, jmx.Attr{Name: "HttpPort", Value: *p})
-	}
-	var avg any // null: peer statistics off, as on a Hadoop DataNode
-	if lat := a.latencies(now); lat != nil {
-		avg = jmx.PeerAveragesJSON(lat)
-	}
-	info.Attrs = append(info.Attrs, jmx.Attr{Name: jmx.SendPacketDownstreamAvgInfo, Value: avg})
-	return []jmx.Bean{info}
-}
-
-// newMetricsSet returns the set /metrics writes: the per-peer latencies
-// and the counters, read at each scrape.
-func (a *Agent) newMetricsSet() *metrics.Set {
-	s := metrics.NewSet()
-	s.RegisterMetricsWriter(func(w io.Writer) {
-		lat := a.latencies(time.Now())
-		peers := slices.Sorted(maps.Keys(lat))
-		omitted := max(len(peers)-maxMetricPeers, 0)
-		for _, p := range peers[:len(peers)-omitted] {
-			metrics.WriteGaugeFloat64(w, `slowpeer_datanode_peer_latency_seconds{peer="`+labelValue(p)+`"}`, lat[p]/1000)
-		}
-		enabled := uint64(0)
-		if a.cfg.PeerStatsEnabled {
-			enabled = 1
-		}
-		metrics.WriteGaugeUint64(w, "slowpeer_datanode_peer_stats_enabled", enabled)
-		metrics.WriteGaugeUint64(w, "slowpeer_datanode_peers", uint64(len(peers)))
-		metrics.WriteGaugeUint64(w, "slowpeer_datanode_peers_omitted", uint64(omitted))
-		st := a.Stats()
-		for _, c := range []struct {
-			name string
-			v    int64
-		}{
-			{"slowpeer_datanode_heartbeats_sent_total", st.HeartbeatsSent},
-			{"slowpeer_datanode_heartbeats_failed_total", st.HeartbeatsFailed},
-			{"slowpeer_datanode_reports_sent_total", st.ReportsSent},
-			{"slowpeer_datanode_probe_blocks_total", st.ProbeBlocks},
-			{"slowpeer_datanode_probe_blocks_failed_total", st.ProbeBlocksFailed},
-			{"slowpeer_datanode_relayed_blocks_total", st.RelayedBlocks},
-			{"slowpeer_datanode_latencies_recorded_total", st.LatenciesRecorded},
-			{"slowpeer_datanode_corrupt_packets_total", st.CorruptPackets},
-			{"slowpeer_datanode_dropped_connections_total", st.DroppedConnections},
-			{"slowpeer_datanode_peers_dropped_total", st.PeersDropped},
-			{"slowpeer_datanode_jmx_scrapes_total", st.JMXScrapes},
-			{"slowpeer_datanode_jmx_errors_total", st.JMXErrors},
-		} {
-			metrics.WriteCounterUint64(w, c.name, uint64(c.v))
-		}
-	})
-	return s
-}
-
-// labelValue escapes s for a Prometheus label value.
-func labelValue(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s)
 }
 
 // httpAddress returns the HTTP port's address as heartbeats announce it,

@@ -42,15 +42,18 @@ func get(t *testing.T, h http.Handler, target string) (int, string) {
 // sample (MutableRollingAverages.snapshot applies no minimum).
 func TestHTTPPortJMX(t *testing.T) {
 	cfg := DefaultConfig()
-	cfg.ID, cfg.NameNodes = "10.0.0.2:9866", []string{"http://nn:9871"}
+	cfg.ID, cfg.NameNodes, cfg.SoftwareVersion = "10.0.0.2:9866", []string{"http://nn:9871"}, "v1.2.3"
 	a := embeddedAgent(t, cfg, time.Now(), map[string]float64{"10.0.0.3:9866": 2, "10.0.0.4:9866": 25.5})
 	code, body := get(t, a.Handler(), "/jmx?qry=Hadoop:service=DataNode,name=DataNodeInfo")
 	want := `{
   "beans" : [ {
     "name" : "Hadoop:service=DataNode,name=DataNodeInfo",
     "modelerType" : "org.apache.hadoop.hdfs.server.datanode.DataNode",
-    "DatanodeHostname" : "10.0.0.2",
+    "Version" : "v1.2.3",
+    "SoftwareVersion" : "v1.2.3",
     "DataPort" : "9866",
+    "DatanodeHostname" : "10.0.0.2",
+    "XceiverCount" : 0,
     "SendPacketDownstreamAvgInfo" : "{\"[10.0.0.3:9866]RollingAvgTime\":2.0,\"[10.0.0.4:9866]RollingAvgTime\":25.5}"
   } ]
 }`
@@ -65,9 +68,15 @@ func TestHTTPPortJMX(t *testing.T) {
 	if err != nil || len(lat) != 2 || lat["10.0.0.4:9866"] != 25.5 {
 		t.Fatalf("PeerLatencies = %v, %v", lat, err)
 	}
-	// The whole document holds the one bean; another qry finds none.
-	if _, body := get(t, a.Handler(), "/jmx"); !strings.Contains(body, jmx.DataNodeInfoBean) {
-		t.Fatalf("GET /jmx:\n%s", body)
+	// The whole document holds DataNodeInfo and JvmMetrics, the bean
+	// Netdata's hdfs collector looks for first; another qry finds none.
+	_, body = get(t, a.Handler(), "/jmx")
+	if beans, err = jmx.Parse([]byte(body)); err != nil || len(beans) != 2 {
+		t.Fatalf("GET /jmx: %v\n%s", err, body)
+	}
+	jvm, ok := jmx.Find(beans, "Hadoop:service=DataNode,name=JvmMetrics")
+	if p, _ := jvm.Attr("tag.ProcessName"); !ok || jvm.ModelerType != "JvmMetrics" || p != "DataNode" {
+		t.Fatalf("JvmMetrics: %+v", jvm)
 	}
 	if _, body := get(t, a.Handler(), "/jmx?qry=Hadoop:service=NameNode,*"); body != "{\n  \"beans\" : [ ]\n}" {
 		t.Fatalf("GET /jmx?qry=NameNode:\n%s", body)
@@ -89,7 +98,7 @@ func TestHTTPPortPeerStatsOff(t *testing.T) {
 		t.Fatalf("PeerLatencies = %v", err)
 	}
 	if _, body := get(t, a.Handler(), "/metrics"); !strings.Contains(body, "slowpeer_datanode_peer_stats_enabled 0\n") ||
-		strings.Contains(body, "slowpeer_datanode_peer_latency_seconds") {
+		strings.Contains(body, "slowpeer_datanode_peer_latency_seconds{") {
 		t.Fatalf("GET /metrics:\n%s", body)
 	}
 }

@@ -28,7 +28,8 @@
 // the same Java object, byte for byte: doubles as Java's Double.toString
 // ([FormatDouble]: 25.0, 1.0E-4), no HTML escaping. A NameNode's
 // SlowPeersReport string is written with it; [PeerAveragesJSON] writes a
-// DataNode's SendPacketDownstreamAvgInfo.
+// DataNode's SendPacketDownstreamAvgInfo; [JvmMetrics] is a daemon's
+// JvmMetrics bean made of the Go runtime's figures ([ReadRuntime]).
 //
 // # Patterns
 //

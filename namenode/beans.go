@@ -14,7 +14,8 @@ const (
 	// NameNodeInfoBean is NameNodeMXBean's bean; it carries SoftwareVersion,
 	// LiveNodes and DeadNodes.
 	NameNodeInfoBean = "Hadoop:service=NameNode,name=NameNodeInfo"
-	// JvmMetricsBean is the metrics2 JvmMetrics record of a NameNode.
+	// JvmMetricsBean is the metrics2 JvmMetrics record of a NameNode
+	// (jmx.JvmMetrics).
 	JvmMetricsBean = "Hadoop:service=NameNode,name=JvmMetrics"
 )
 
@@ -34,11 +35,14 @@ const fsNamesystemClass = "org.apache.hadoop.hdfs.server.namenode.FSNamesystem"
 //     (null: the service tracks no disks) and State, from Config.State,
 //     when the service knows its leadership.
 //   - FSNamesystemState (FSNamesystemMBean): FSState, NumLiveDataNodes,
-//     NumDeadDataNodes and NumStaleDataNodes (by Config.StaleAfter).
+//     NumDeadDataNodes and NumStaleDataNodes (by Config.StaleAfter), and
+//     the decommissioning and maintenance counts, all 0: the service
+//     takes no DataNode out of service.
 //   - NameNodeInfo (NameNodeMXBean): SoftwareVersion, LiveNodes and
-//     DeadNodes (see nodeInfoJSON).
+//     DeadNodes (see liveNodesJSON), DecomNodes and
+//     EnteringMaintenanceNodes ("{}", as the counts say).
 //   - JvmMetrics: the Go runtime under Hadoop's JvmMetrics names (see
-//     jvmMetricsBean).
+//     jmx.JvmMetrics).
 func (s *Server) Beans(now time.Time) []jmx.Bean {
 	report := slowNodesJSON(s.tracker.Top(now, s.cfg.MaxNodesToReport))
 	live, dead := s.nodes.Counts(now)
@@ -60,7 +64,11 @@ func (s *Server) Beans(now time.Time) []jmx.Bean {
 	}
 	info = append(info,
 		jmx.Attr{Name: "LiveNodes", Value: liveNodesJSON(now, nodes)},
-		jmx.Attr{Name: "DeadNodes", Value: deadNodesJSON(now, nodes)})
+		jmx.Attr{Name: "DeadNodes", Value: deadNodesJSON(now, nodes)},
+		// FSNamesystem.getDecomNodes and getEnteringMaintenanceNodes: no
+		// node is leaving service.
+		jmx.Attr{Name: "DecomNodes", Value: "{}"},
+		jmx.Attr{Name: "EnteringMaintenanceNodes", Value: "{}"})
 
 	beans := []jmx.Bean{
 		{
@@ -76,10 +84,17 @@ func (s *Server) Beans(now time.Time) []jmx.Bean {
 				{Name: "NumLiveDataNodes", Value: live},
 				{Name: "NumDeadDataNodes", Value: dead},
 				{Name: "NumStaleDataNodes", Value: stale},
+				// The counts of DecomNodes and EnteringMaintenanceNodes.
+				{Name: "NumDecomLiveDataNodes", Value: 0},
+				{Name: "NumDecomDeadDataNodes", Value: 0},
+				{Name: "NumDecommissioningDataNodes", Value: 0},
+				{Name: "NumInMaintenanceLiveDataNodes", Value: 0},
+				{Name: "NumInMaintenanceDeadDataNodes", Value: 0},
+				{Name: "NumEnteringMaintenanceDataNodes", Value: 0},
 			},
 		},
 		{Name: NameNodeInfoBean, ModelerType: fsNamesystemClass, Attrs: info},
-		s.jvmMetricsBean(s.readRuntime()),
+		jmx.JvmMetrics("NameNode", s.hostname, s.readRuntime()),
 	}
 	if s.hostname != "" {
 		for i := range beans[:3] { // JvmMetrics places its tags itself

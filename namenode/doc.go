@@ -33,9 +33,10 @@
 //   - GET /jmx: Hadoop's JMXJsonServlet document with the beans
 //     NameNodeStatus (SlowPeersReport as a JSON string, as Jackson writes
 //     it; State when Config.State knows the leadership), FSNamesystemState
-//     (live, dead and stale DataNodes), NameNodeInfo (SoftwareVersion,
-//     LiveNodes and DeadNodes, with the agents' HTTP ports) and JvmMetrics
-//     (the Go runtime under Hadoop's names); only true values, see
+//     (live, dead and stale DataNodes; none decommissioning), NameNodeInfo
+//     (SoftwareVersion, LiveNodes and DeadNodes, with the agents' HTTP
+//     ports) and JvmMetrics (the Go runtime under Hadoop's names,
+//     jmx.JvmMetrics); only true values, see
 //     [Server.Beans].
 //   - GET /metrics: Prometheus text, every family prefixed slowpeer_.
 //   - GET /v1/datanodes[?limit=N][&after=ID]: the DataNode table, sorted

@@ -23,8 +23,8 @@ func goldenServer(t *testing.T) (*Server, *fakeClock) {
 		c.SoftwareVersion = "v1.2.3"
 		c.State = func() string { return "active" }
 	})
-	s.readRuntime = func() runtimeStats {
-		return runtimeStats{HeapUsedBytes: 12_345_678, HeapCommittedBytes: 25 << 20, GCCycles: 27,
+	s.readRuntime = func() jmx.Runtime {
+		return jmx.Runtime{HeapUsedBytes: 12_345_678, HeapCommittedBytes: 25 << 20, GCCycles: 27,
 			GCPause: 412*time.Millisecond + 700*time.Microsecond, Running: 2, Runnable: 1, NotInGo: 3, Waiting: 40}
 	}
 	return s, clock

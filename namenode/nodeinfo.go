@@ -26,8 +26,10 @@ const unknownVersion = "UNKNOWN"
 //     (reports.Heartbeat.HTTPAddress), so that tools that find DataNodes
 //     through the NameNode (hadoop_jmx_exporter) scrape the agents' /jmx;
 //     with it infoSecureAddr, the same host with port 0, which is how
-//     Hadoop writes a DataNode without an HTTPS port. Both are left out
-//     for an agent that serves no HTTP port.
+//     Hadoop writes a DataNode without an HTTPS port. An agent that
+//     serves no HTTP port gets port 0 in both, on the host of its id:
+//     Hadoop's own "no such port", and tools that read every entry's
+//     infoAddr (hadoop_jmx_exporter does) find one.
 //   - xferaddr: the node id;
 //   - lastContact: whole seconds since its newest heartbeat
 //     ((now − lastUpdate) / 1000 in Hadoop);
@@ -49,12 +51,16 @@ func liveNodesJSON(now time.Time, nodes []DataNode) string {
 		b = nodeKey(b, n.Node)
 		b = append(b, `{"adminState":`...)
 		b = jmx.AppendString(b, adminInService)
-		if host, _, err := net.SplitHostPort(n.HTTPAddress); err == nil {
-			b = append(b, `,"infoAddr":`...)
-			b = jmx.AppendString(b, n.HTTPAddress)
-			b = append(b, `,"infoSecureAddr":`...)
-			b = jmx.AppendString(b, net.JoinHostPort(host, "0"))
+		info := n.HTTPAddress
+		host, _, err := net.SplitHostPort(info)
+		if err != nil { // no HTTP port
+			host, _, _ = net.SplitHostPort(n.Node) // a valid id (reports.ValidNodeID)
+			info = net.JoinHostPort(host, "0")
 		}
+		b = append(b, `,"infoAddr":`...)
+		b = jmx.AppendString(b, info)
+		b = append(b, `,"infoSecureAddr":`...)
+		b = jmx.AppendString(b, net.JoinHostPort(host, "0"))
 		b = append(b, `,"lastContact":`...)
 		b = strconv.AppendInt(b, lastContactSeconds(now, n.LastHeartbeat), 10)
 		b = append(b, `,"version":`...)

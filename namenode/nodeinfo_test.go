@@ -24,6 +24,10 @@ func referenceNodesJSON(now time.Time, nodes []DataNode, live bool) string {
 			if host, _, err := net.SplitHostPort(n.HTTPAddress); err == nil {
 				m["infoAddr"] = n.HTTPAddress
 				m["infoSecureAddr"] = net.JoinHostPort(host, "0")
+			} else {
+				host, _, _ := net.SplitHostPort(n.Node)
+				m["infoAddr"] = net.JoinHostPort(host, "0")
+				m["infoSecureAddr"] = m["infoAddr"]
 			}
 			info[n.Node] = m
 		case !live && n.State == Dead:

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/slowpeer/slowpeer/diagnosis"
+	"github.com/slowpeer/slowpeer/jmx"
 	"github.com/slowpeer/slowpeer/reports"
 	"github.com/slowpeer/slowpeer/tracker"
 )
@@ -50,7 +51,7 @@ type Server struct {
 	// hostname is the beans' tag.Hostname; readRuntime reads the Go
 	// runtime for the JvmMetrics bean (tests replace it).
 	hostname    string
-	readRuntime func() runtimeStats
+	readRuntime func() jmx.Runtime
 	// authHash is sha256(AuthToken), compared in constant time against
 	// the hash of the presented token; unused when AuthToken is empty.
 	authHash [32]byte
@@ -96,7 +97,7 @@ func New(cfg Config) (*Server, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
-	s.hostname, s.readRuntime = cfg.Hostname, readRuntime
+	s.hostname, s.readRuntime = cfg.Hostname, jmx.ReadRuntime
 	if s.hostname == "" {
 		s.hostname, _ = os.Hostname() // none: the beans go without tag.Hostname
 	}

@@ -118,6 +118,7 @@ func (f *datanodeFlags) config() (datanode.Config, error) {
 		}
 	}
 	cfg.HadoopJMX, cfg.FaultReceiveDelay = f.hadoopJMX, f.faultDelay
+	cfg.SoftwareVersion = softwareVersion()
 	cfg.DataListen = f.dataListen
 	if cfg.DataListen == "" && cfg.HadoopJMX == "" {
 		cfg.DataListen = cfg.ID // HDFS: the transfer address is the DataNode's id

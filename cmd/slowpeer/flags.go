@@ -14,12 +14,17 @@ import (
 var errHelp = errors.New("help requested")
 
 // newFlagSet returns a FlagSet that reports to stderr and does not exit.
+// When stderr is a *flagCollector (the man page and the completion
+// script), the FlagSet is handed to it as well.
 func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("slowpeer "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: slowpeer %s %s\n", name, synopsis)
 		fs.PrintDefaults()
+	}
+	if c, ok := stderr.(*flagCollector); ok {
+		c.sets = append(c.sets, flagSetDoc{usage: strings.TrimSpace("slowpeer " + name + " " + synopsis), fs: fs})
 	}
 	return fs
 }

@@ -59,7 +59,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if args[0] == "-version" || args[0] == "--version" {
 		args = append([]string{"version"}, args[1:]...)
 	}
-	for _, c := range commands {
+	for _, c := range append(commands, hiddenCommands...) {
 		if c.name != args[0] {
 			continue
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -15,6 +16,16 @@ const devVersion = "v0.0.0-dev"
 // as much as git's short hashes of a large repository.
 const revisionDigits = 12
 
+// version is the release version a build was given with
+// -ldflags "-X main.version=v1.2.3" (scripts/deb gives it git describe's
+// tag); empty, the module version the Go toolchain stamped is used.
+var version string
+
+// revision is the VCS revision given with -ldflags "-X main.revision=..."
+// (scripts/deb gives it, since a build from a git worktree carries none);
+// the revision the Go toolchain stamped wins.
+var revision string
+
 // runVersion runs "slowpeer version" (also "slowpeer -version"): it prints
 // one line, "slowpeer VERSION (revision REV[, modified])", from the build
 // information the Go toolchain stamps into the binary.
@@ -28,10 +39,14 @@ func runVersion(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	return err
 }
 
-// buildVersion returns the module version of a build, devVersion when it
-// carries none; info may be nil. It is the VERSION of versionLine and the
-// service's JMX SoftwareVersion.
+// buildVersion returns the version of a build: the one given with
+// -ldflags -X main.version, else the module version, else devVersion;
+// info may be nil. It is the VERSION of versionLine and the JMX
+// SoftwareVersion of the service and the agent.
 func buildVersion(info *debug.BuildInfo) string {
+	if version != "" {
+		return version
+	}
 	if info != nil {
 		if v := info.Main.Version; v != "" && v != "(devel)" {
 			return v
@@ -49,7 +64,10 @@ func softwareVersion() string {
 // versionLine formats the version of a build from its build information,
 // which may be nil (a binary built without module support).
 func versionLine(info *debug.BuildInfo) string {
-	version, revision, modified := buildVersion(info), "unknown", false
+	version, revision, modified := buildVersion(info), cmp.Or(revision, "unknown"), false
+	if len(revision) > revisionDigits {
+		revision = revision[:revisionDigits]
+	}
 	if info != nil {
 		for _, s := range info.Settings {
 			switch s.Key {

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,11 +51,6 @@ func TestVersionLine(t *testing.T) {
 }
 
 func TestVersionCommand(t *testing.T) {
-	cli := func(args ...string) (code int, stdout, stderr string) {
-		var out, errOut bytes.Buffer
-		code = run(context.Background(), args, strings.NewReader(""), &out, &errOut)
-		return code, out.String(), errOut.String()
-	}
 	info, _ := debug.ReadBuildInfo()
 	want := versionLine(info) + "\n"
 	for _, args := range [][]string{{"version"}, {"-version"}, {"--version"}} {
@@ -109,5 +102,19 @@ func TestVersionOfBuiltBinary(t *testing.T) {
 	want := "(revision " + strings.TrimSpace(string(head))[:revisionDigits]
 	if line := string(out); !strings.HasPrefix(line, "slowpeer v") || !strings.Contains(line, want) {
 		t.Fatalf("slowpeer version = %q, want it to name %s)", line, want)
+	}
+}
+
+// A version given with -ldflags -X main.version wins over the module's.
+func TestVersionFromLdflags(t *testing.T) {
+	defer func(v, r string) { version, revision = v, r }(version, revision)
+	version, revision = "v2.0.0", "8a9a175e0b1c2d3e4f5a"
+	if got := versionLine(&debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}}); got != "slowpeer v2.0.0 (revision 8a9a175e0b1c)" {
+		t.Fatalf("versionLine = %q", got)
+	}
+	// A revision the toolchain stamped wins.
+	info := &debug.BuildInfo{Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "abc123"}}}
+	if got := versionLine(info); got != "slowpeer v2.0.0 (revision abc123)" {
+		t.Fatalf("versionLine = %q", got)
 	}
 }

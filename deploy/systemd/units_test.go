@@ -15,7 +15,8 @@ import (
 	"github.com/slowpeer/slowpeer/internal/testenv"
 )
 
-// The units, the subcommand each runs and the variable holding its flags.
+// The units, the subcommand each runs (also the name of its environment
+// file, COMMAND.env) and the variable holding its flags.
 var units = []struct{ name, command, argsVar string }{
 	{"slowpeer-namenode", "namenode", "SLOWPEER_NAMENODE_ARGS"},
 	{"slowpeer-datanode", "datanode", "SLOWPEER_DATANODE_ARGS"},
@@ -25,7 +26,7 @@ var units = []struct{ name, command, argsVar string }{
 // refuses a unit whose ExecStart program does not exist.
 const (
 	binPath        = "/usr/local/bin/slowpeer"
-	environmentDir = "/etc/default/"
+	environmentDir = "/etc/slowpeer/"
 )
 
 // installed copies the unit into a temporary directory with its ExecStart
@@ -39,7 +40,8 @@ func installed(t *testing.T, name string, edit func(string) string) string {
 		t.Fatal(err)
 	}
 	unit := string(text)
-	for _, want := range []string{"ExecStart=" + binPath + " ", "EnvironmentFile=" + environmentDir + name + "\n"} {
+	envFile := strings.TrimPrefix(name, "slowpeer-") + ".env"
+	for _, want := range []string{"ExecStart=" + binPath + " ", "EnvironmentFile=" + environmentDir + envFile + "\n"} {
 		if !strings.Contains(unit, want) {
 			t.Fatalf("%s.service lacks %q", name, want)
 		}
@@ -49,11 +51,11 @@ func installed(t *testing.T, name string, edit func(string) string) string {
 	if err := os.WriteFile(bin, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	env, err := os.ReadFile(name + ".default")
+	env, err := os.ReadFile(envFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, name), env, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, envFile), env, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	unit = strings.ReplaceAll(unit, "ExecStart="+binPath+" ", "ExecStart="+bin+" ")
@@ -111,13 +113,13 @@ func TestEnvironmentFlags(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, b)
 	}
 	for _, u := range units {
-		env, err := os.ReadFile(u.name + ".default")
+		env, err := os.ReadFile(u.command + ".env")
 		if err != nil {
 			t.Fatal(err)
 		}
 		m := regexp.MustCompile(`(?m)^` + u.argsVar + `="([^"]*)"$`).FindSubmatch(env)
 		if m == nil {
-			t.Fatalf("%s.default does not set %s", u.name, u.argsVar)
+			t.Fatalf("%s.env does not set %s", u.command, u.argsVar)
 		}
 		help, _ := exec.Command(bin, u.command, "-h").CombinedOutput()
 		flags := 0
@@ -127,11 +129,11 @@ func TestEnvironmentFlags(t *testing.T) {
 			}
 			flags++
 			if !strings.Contains(string(help), "\n  "+arg+" ") {
-				t.Errorf("%s.default: slowpeer %s has no flag %s:\n%s", u.name, u.command, arg, help)
+				t.Errorf("%s.env: slowpeer %s has no flag %s:\n%s", u.command, u.command, arg, help)
 			}
 		}
 		if flags == 0 {
-			t.Errorf("%s.default: %s holds no flags", u.name, u.argsVar)
+			t.Errorf("%s.env: %s holds no flags", u.command, u.argsVar)
 		}
 	}
 }

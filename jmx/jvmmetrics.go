@@ -1,16 +1,14 @@
-package namenode
+package jmx
 
 import (
 	"encoding/json"
 	"runtime"
 	"runtime/metrics"
 	"time"
-
-	"github.com/slowpeer/slowpeer/jmx"
 )
 
-// runtimeStats is what the JvmMetrics bean reports of the Go runtime.
-type runtimeStats struct {
+// Runtime is what a JvmMetrics bean reports of the Go runtime.
+type Runtime struct {
 	// HeapUsedBytes is the memory of heap objects, live or not yet swept
 	// (/memory/classes/heap/objects:bytes).
 	HeapUsedBytes uint64
@@ -39,10 +37,10 @@ var runtimeSamples = []string{
 	"/sched/goroutines/waiting:goroutines",
 }
 
-// readRuntime reads the Go runtime's figures now. It stops the world
+// ReadRuntime reads the Go runtime's figures now. It stops the world
 // briefly (runtime.ReadMemStats), as reading the JVM's MXBeans does not:
-// it runs once per /jmx request, not on the heartbeat path.
-func readRuntime() runtimeStats {
+// call it once per /jmx request, not on a hot path.
+func ReadRuntime() Runtime {
 	samples := make([]metrics.Sample, len(runtimeSamples))
 	for i, name := range runtimeSamples {
 		samples[i].Name = name
@@ -56,7 +54,7 @@ func readRuntime() runtimeStats {
 	}
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	return runtimeStats{
+	return Runtime{
 		HeapUsedBytes:      v(0),
 		HeapCommittedBytes: v(0) + v(1) + v(2),
 		GCCycles:           v(3),
@@ -68,14 +66,15 @@ func readRuntime() runtimeStats {
 	}
 }
 
-// jvmMetricsBean is the metrics2 JvmMetrics record (JvmMetrics.getMetrics)
-// filled from the Go runtime, under Hadoop's names where the meaning
-// carries over. It is the bean Netdata's hdfs collector requires
-// (modelerType JvmMetrics, tag.ProcessName NameNode) before it reads
-// anything.
+// JvmMetrics is the metrics2 JvmMetrics record (JvmMetrics.getMetrics) of
+// a Hadoop daemon, Hadoop:service=SERVICE,name=JvmMetrics, filled from the
+// Go runtime rt under Hadoop's names where the meaning carries over.
+// service is the daemon's tag.ProcessName too ("NameNode", "DataNode"):
+// Netdata's hdfs collector requires this bean (modelerType JvmMetrics,
+// tag.ProcessName NameNode or DataNode) before it reads anything.
 //
-//   - tag.Context "jvm", tag.ProcessName "NameNode", tag.SessionId null
-//     (the NameNode passes none), tag.Hostname: as Hadoop's.
+//   - tag.Context "jvm", tag.ProcessName service, tag.SessionId null
+//     (Hadoop's daemons pass none), tag.Hostname hostname unless empty.
 //   - MemHeapUsedM, MemHeapCommittedM: HeapUsedBytes and
 //     HeapCommittedBytes in MiB, as Java floats (bytes / 1048576f).
 //   - MemHeapMaxM: -1.0, Hadoop's MEMORY_MAX_UNLIMITED_MB: a Go heap has
@@ -91,25 +90,25 @@ func readRuntime() runtimeStats {
 // ThreadsNew, ThreadsBlocked, ThreadsTimedWaiting (Go does not tell a
 // timed wait from a wait, nor a lock from a channel), ThreadsTerminated,
 // the log event counters and the pause monitor's counters.
-func (s *Server) jvmMetricsBean(rt runtimeStats) jmx.Bean {
-	attrs := []jmx.Attr{
+func JvmMetrics(service, hostname string, rt Runtime) Bean {
+	attrs := []Attr{
 		{Name: "tag.Context", Value: "jvm"},
-		{Name: "tag.ProcessName", Value: "NameNode"},
+		{Name: "tag.ProcessName", Value: service},
 		{Name: "tag.SessionId", Value: nil},
 	}
-	if s.hostname != "" {
-		attrs = append(attrs, jmx.Attr{Name: "tag.Hostname", Value: s.hostname})
+	if hostname != "" {
+		attrs = append(attrs, Attr{Name: "tag.Hostname", Value: hostname})
 	}
 	attrs = append(attrs,
-		jmx.Attr{Name: "MemHeapUsedM", Value: javaFloatMiB(rt.HeapUsedBytes)},
-		jmx.Attr{Name: "MemHeapCommittedM", Value: javaFloatMiB(rt.HeapCommittedBytes)},
-		jmx.Attr{Name: "MemHeapMaxM", Value: javaFloat(-1)},
-		jmx.Attr{Name: "GcCount", Value: rt.GCCycles},
-		jmx.Attr{Name: "GcTimeMillis", Value: rt.GCPause.Milliseconds()},
-		jmx.Attr{Name: "ThreadsRunnable", Value: rt.Running + rt.Runnable + rt.NotInGo},
-		jmx.Attr{Name: "ThreadsWaiting", Value: rt.Waiting},
+		Attr{Name: "MemHeapUsedM", Value: javaFloatMiB(rt.HeapUsedBytes)},
+		Attr{Name: "MemHeapCommittedM", Value: javaFloatMiB(rt.HeapCommittedBytes)},
+		Attr{Name: "MemHeapMaxM", Value: javaFloat(-1)},
+		Attr{Name: "GcCount", Value: rt.GCCycles},
+		Attr{Name: "GcTimeMillis", Value: rt.GCPause.Milliseconds()},
+		Attr{Name: "ThreadsRunnable", Value: rt.Running + rt.Runnable + rt.NotInGo},
+		Attr{Name: "ThreadsWaiting", Value: rt.Waiting},
 	)
-	return jmx.Bean{Name: JvmMetricsBean, ModelerType: "JvmMetrics", Attrs: attrs}
+	return Bean{Name: "Hadoop:service=" + service + ",name=JvmMetrics", ModelerType: "JvmMetrics", Attrs: attrs}
 }
 
 // javaFloatMiB is bytes in MiB as JvmMetrics computes it: a long divided
@@ -120,9 +119,9 @@ func javaFloatMiB(bytes uint64) json.Number {
 
 // javaFloat is f as Jackson writes a Java float.
 func javaFloat(f float32) json.Number {
-	b, err := jmx.MarshalJackson(f)
+	b, err := MarshalJackson(f)
 	if err != nil {
-		panic("BUG: namenode: encode a float: " + err.Error())
+		panic("BUG: jmx: encode a float: " + err.Error())
 	}
 	return json.Number(b)
 }
