@@ -160,6 +160,35 @@ func (m *Matrix) Forget(reporter string) {
 	m.dropRow(i)
 }
 
+// ForgetNode deletes every cell of node: its row, and what every
+// reporter measured of it, as when an operator forgets a node that is
+// gone for good.
+func (m *Matrix) ForgetNode(node string) {
+	m.Forget(node)
+	id, ok := m.nodes.id(node)
+	if !ok {
+		return
+	}
+	for i := 0; i < len(m.rows); {
+		r := &m.rows[i]
+		kept := r.cells[:0]
+		for _, c := range r.cells {
+			if c.peer == id {
+				m.release(c.peer)
+			} else {
+				kept = append(kept, c)
+			}
+		}
+		clear(r.cells[len(kept):])
+		r.cells = kept
+		if len(kept) > 0 {
+			i++
+			continue
+		}
+		m.dropRow(i)
+	}
+}
+
 // dropRow removes row i, whose cells are released, and moves the last row
 // into its place.
 func (m *Matrix) dropRow(i int) {

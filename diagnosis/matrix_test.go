@@ -178,3 +178,33 @@ func TestForget(t *testing.T) {
 		t.Errorf("%d cells, %d names left", m.Len(), len(m.nodes.ids))
 	}
 }
+
+func TestForgetNode(t *testing.T) {
+	m := newMatrix(t, nil)
+	for i := range 3 {
+		for j := range 3 {
+			if i != j {
+				if err := m.Add(nodeName(i), nodeName(j), 1, 100, t0); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	// Node 3 is measured by node 1 only: that row keeps its other cell.
+	if err := m.Add(nodeName(2), nodeName(3), 1, 100, t0); err != nil {
+		t.Fatal(err)
+	}
+	m.ForgetNode(nodeName(0))
+	m.ForgetNode("unknown:1")
+	if m.Len() != 3 || m.Reporters() != 2 {
+		t.Errorf("%d cells, %d reporters, want 3 (1→2, 2→1, 2→3) and 2", m.Len(), m.Reporters())
+	}
+	if _, ok := m.nodes.id(nodeName(0)); ok {
+		t.Error("node 0 is still named after ForgetNode")
+	}
+	m.ForgetNode(nodeName(1)) // 2's row keeps 2→3; 1's row goes
+	m.ForgetNode(nodeName(3)) // 2's row is empty now, and goes
+	if m.Len() != 0 || m.Reporters() != 0 || len(m.nodes.ids) != 0 {
+		t.Errorf("%d cells, %d reporters, %d names left", m.Len(), m.Reporters(), len(m.nodes.ids))
+	}
+}
