@@ -75,6 +75,9 @@ func TestSetContains(t *testing.T) {
 	if !s.ContainsHost("dn1.example") || !s.ContainsHost("10.0.0.1") || s.ContainsHost("10.0.0.2") || s.ContainsHost("dn3") {
 		t.Fatal("ContainsHost: only hosts named without a port are in whole")
 	}
+	if got := s.Hosts(); !reflect.DeepEqual(got, []string{"10.0.0.1", "10.0.0.11", "10.0.0.2", "::1", "dn1.example", "dn3"}) {
+		t.Fatalf("Hosts = %v", got)
+	}
 	if s.Len() != 4 || len(s.Entries()) != 4 {
 		t.Fatalf("Len %d, Entries %v", s.Len(), s.Entries())
 	}

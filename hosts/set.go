@@ -85,3 +85,17 @@ func (s *Set) ContainsHost(host string) bool {
 	h, ok := canonicalHost(host)
 	return ok && slices.Contains(s.ports[h], 0)
 }
+
+// Hosts returns, sorted, every host the set names, with or without a
+// port: the names as written and the addresses they resolved to.
+func (s *Set) Hosts() []string {
+	if s.Len() == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(s.ports))
+	for h := range s.ports {
+		out = append(out, h)
+	}
+	slices.Sort(out)
+	return out
+}

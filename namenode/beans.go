@@ -24,7 +24,7 @@ const fsNamesystemClass = "org.apache.hadoop.hdfs.server.namenode.FSNamesystem"
 
 // Beans returns the Server's JMX beans at now. Each carries only what the
 // service truly knows; an attribute of Hadoop's that it cannot know
-// (capacities, blocks, files, decommissioning, Kerberos) is left out, never
+// (capacities, blocks, files, Kerberos) is left out, never
 // written as 0. Every bean carries tag.Hostname, as Hadoop's metrics2 beans
 // do, so that scrapers label what they read with the host.
 //
@@ -34,7 +34,11 @@ const fsNamesystemClass = "org.apache.hadoop.hdfs.server.namenode.FSNamesystem"
 //     (null: the service tracks no disks) and State, from Config.State,
 //     when the service knows its leadership.
 //   - FSNamesystemState (FSNamesystemMBean): FSState, NumLiveDataNodes,
-//     NumDeadDataNodes and NumStaleDataNodes (by Config.StaleAfter).
+//     NumDeadDataNodes and NumStaleDataNodes (by Config.StaleAfter), and
+//     NumDecomLiveDataNodes and NumDecomDeadDataNodes: the DataNodes
+//     dfs.hosts.exclude names, which Hadoop decommissions (here at once:
+//     there are no blocks to move), counted in the live and dead ones too,
+//     as Hadoop counts them.
 //   - NameNodeInfo (NameNodeMXBean): SoftwareVersion, LiveNodes and
 //     DeadNodes (see nodeInfoJSON).
 //   - JvmMetrics: the Go runtime under Hadoop's JvmMetrics names (see
@@ -44,6 +48,18 @@ func (s *Server) Beans(now time.Time) []jmx.Bean {
 	live, dead := s.nodes.Counts(now)
 	stale := s.nodes.Stale(now, s.cfg.StaleAfter())
 	nodes := s.nodes.List(now)
+	decomLive, decomDead := 0, 0 // excluded: decommissioned, to Hadoop
+	if s.excluded.Load().Len() > 0 {
+		for _, n := range nodes {
+			switch {
+			case !s.Excluded(n.Node):
+			case n.State == Dead:
+				decomDead++
+			default:
+				decomLive++
+			}
+		}
+	}
 
 	status := []jmx.Attr{
 		{Name: "NNRole", Value: "NameNode"},
@@ -59,8 +75,8 @@ func (s *Server) Beans(now time.Time) []jmx.Bean {
 		info = append(info, jmx.Attr{Name: "SoftwareVersion", Value: s.cfg.SoftwareVersion})
 	}
 	info = append(info,
-		jmx.Attr{Name: "LiveNodes", Value: liveNodesJSON(now, nodes)},
-		jmx.Attr{Name: "DeadNodes", Value: deadNodesJSON(now, nodes)})
+		jmx.Attr{Name: "LiveNodes", Value: liveNodesJSON(now, nodes, s.Excluded)},
+		jmx.Attr{Name: "DeadNodes", Value: deadNodesJSON(now, nodes, s.Excluded)})
 
 	beans := []jmx.Bean{
 		{
@@ -76,6 +92,8 @@ func (s *Server) Beans(now time.Time) []jmx.Bean {
 				{Name: "NumLiveDataNodes", Value: live},
 				{Name: "NumDeadDataNodes", Value: dead},
 				{Name: "NumStaleDataNodes", Value: stale},
+				{Name: "NumDecomLiveDataNodes", Value: decomLive},
+				{Name: "NumDecomDeadDataNodes", Value: decomDead},
 			},
 		},
 		{Name: NameNodeInfoBean, ModelerType: fsNamesystemClass, Attrs: info},
