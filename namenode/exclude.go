@@ -66,11 +66,14 @@ func (s *Server) RefreshNodes(ctx context.Context) (Refresh, error) {
 		r.Unresolved = append(r.Unresolved, unresolved...)
 		slices.Sort(r.Unresolved)
 	}
-	s.excluded.Store(set)
+	before := s.excluded.Swap(set)
 	now := s.now()
 	r.Entries = set.Len()
 	_, _, r.Excluded = s.dataNodeCounts(now)
 	left := s.dropFromSlowSets(now, s.Excluded, "excluded")
+	if r.File == "" && before.Len() == 0 {
+		return r, nil // nothing was excluded, nothing is
+	}
 	attrs := []any{slog.String("file", r.File), slog.Int("entries", r.Entries),
 		slog.Int("excludedDataNodes", r.Excluded), slog.Int("leftSlowSet", left)}
 	if len(r.Unresolved) > 0 {

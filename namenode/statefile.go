@@ -87,8 +87,11 @@ func (s *Server) LoadStateFile(now time.Time, path string) (reports, nodes int, 
 // returns where the state came from: a peer's URL, "file", or "empty".
 //
 // It ends what BeginRestore began: from its return the Server is ready.
-func (s *Server) StartState(ctx context.Context, peers []string, client *http.Client, path string) string {
-	defer s.restoring.Store(false)
+func (s *Server) StartState(ctx context.Context, peers []string, client *http.Client, path string) (from string) {
+	defer func() {
+		s.restoring.Store(false)
+		s.log.Info("ready", slog.String("state", from))
+	}()
 	if len(peers) > 0 {
 		rctx, cancel := context.WithTimeout(ctx, DefaultRestoreTimeout)
 		peer, err := s.Restore(rctx, peers, client)
