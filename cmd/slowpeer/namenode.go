@@ -253,7 +253,7 @@ func namenodeComponents(ctx context.Context, g *group, f *namenodeFlags, conf ha
 	work := &leaderWork{hs2: &f.hs2, registration: registration, store: store, retention: pcfg.Retention, log: log,
 		eligible: func() []string {
 			now := time.Now()
-			return picker.Ranked(now, srv.SlowHosts(now))
+			return picker.Ranked(now, srv.AvoidedHosts(now))
 		}}
 	if leaderMigrates {
 		work.reload = picker.Refresh
