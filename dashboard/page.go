@@ -28,8 +28,8 @@ var templates = template.Must(template.New("").Funcs(template.FuncMap{
 type page struct {
 	Now time.Time
 	// SlowSet is nil without one; its rows otherwise.
-	SlowSet *slowSetRows
-	Slow    []slowRow
+	SlowSet   *slowSetRows
+	Slow      []slowRow
 	Diagnosis *Diagnosis
 	Heatmap   heatmap
 	// DataNodes are the first MaxDataNodeRows DataNodes, dead and stale
@@ -40,8 +40,8 @@ type page struct {
 	// count them by state.
 	AllDataNodes                int
 	Live, Stale, Dead, Excluded int
-	Hive              *HiveServers
-	Cluster           *Cluster
+	Hive                        *HiveServers
+	Cluster                     *Cluster
 }
 
 // slowRow is one row of the slow-node table.
