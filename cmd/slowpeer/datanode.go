@@ -15,7 +15,8 @@ import (
 )
 
 const datanodeSynopsis = "-id HOST:PORT -namenode SERVICES [-data-listen ADDR] [-http-listen ADDR] [-peers H:P,...] [-conf DIR] [-D key=value]...\n" +
-	"                         [-hadoop-jmx URL] [-fault-receive-delay D] [-auth-token-file F] [-tls-ca F [-tls-cert F -tls-key F]]"
+	"                         [-hadoop-jmx URL] [-fault-receive-delay D] [-auth-token-file F] [-tls-ca F [-tls-cert F -tls-key F]]\n" +
+	"                         [-log-level LEVEL] [-log-format text|json]"
 
 // datanodeFlags are the flags of "slowpeer datanode".
 type datanodeFlags struct {

@@ -22,7 +22,7 @@ const namenodeSynopsis = "-listen ADDR [-conf DIR] [-D key=value]... [-store DSN
 	" [-auth-reads] [-tls-cert F -tls-key F [-tls-client-ca F]]" +
 	" [-registry zk://H:P[,H:P]/ROOT | etcd://H:P[,H:P]/ROOT -advertise HOST:PORT]" +
 	" [-hs2-zookeeper H:P[,H:P] [-hs2-namespace NAME] [-hs2-publish-namespace NAME [-hs2-publish-count K]]]" +
-	" [-kyuubi-etcd etcd://H:P[,H:P]/NAMESPACE] [-replicas URL,...] [-state-file F]"
+	" [-kyuubi-etcd etcd://H:P[,H:P]/NAMESPACE] [-replicas URL,...] [-state-file F] [-log-level LEVEL] [-log-format text|json]"
 
 // namenodeFlags are the flags of "slowpeer namenode".
 type namenodeFlags struct {
