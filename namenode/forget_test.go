@@ -69,3 +69,29 @@ func TestForget(t *testing.T) {
 		t.Fatal("a heartbeat does not bring it back")
 	}
 }
+
+// FuzzForget: any body of POST /v1/datanodes/forget gets an answer and
+// forgets at most the node it names.
+func FuzzForget(f *testing.F) {
+	f.Add(`{"node":"10.0.0.9:9866"}`)
+	f.Add(`{"node":"10.0.0.2:9866"}`)
+	f.Add(`{"node":1}`)
+	f.Add(`{}`)
+	f.Fuzz(func(t *testing.T, body string) {
+		s, _, _ := newTestServer(t, nil)
+		mustHeartbeat(t, s, reports.Heartbeat{Node: "10.0.0.2:9866"})
+		w := do(t, s, "POST", ForgetPath, body)
+		switch w.Code {
+		case 200:
+			if s.nodes.Len() != 0 {
+				t.Fatalf("200 for %q, and the node is still there", body)
+			}
+		case 400, 404, 413:
+			if s.nodes.Len() != 1 {
+				t.Fatalf("%d for %q, and the node is gone", w.Code, body)
+			}
+		default:
+			t.Fatalf("POST %q: %d %s", body, w.Code, w.Body)
+		}
+	})
+}
