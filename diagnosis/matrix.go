@@ -126,14 +126,20 @@ func (m *Matrix) Expire(now time.Time) {
 		return
 	}
 	t := m.instant(now)
+	m.dropCells(func(c cell) bool { return !m.valid(c, t) })
+}
+
+// dropCells deletes the cells for which drop is true, and the rows left
+// without cells.
+func (m *Matrix) dropCells(drop func(cell) bool) {
 	for i := 0; i < len(m.rows); {
 		r := &m.rows[i]
 		kept := r.cells[:0]
 		for _, c := range r.cells {
-			if m.valid(c, t) {
-				kept = append(kept, c)
-			} else {
+			if drop(c) {
 				m.release(c.peer)
+			} else {
+				kept = append(kept, c)
 			}
 		}
 		clear(r.cells[len(kept):])
@@ -165,27 +171,8 @@ func (m *Matrix) Forget(reporter string) {
 // gone for good.
 func (m *Matrix) ForgetNode(node string) {
 	m.Forget(node)
-	id, ok := m.nodes.id(node)
-	if !ok {
-		return
-	}
-	for i := 0; i < len(m.rows); {
-		r := &m.rows[i]
-		kept := r.cells[:0]
-		for _, c := range r.cells {
-			if c.peer == id {
-				m.release(c.peer)
-			} else {
-				kept = append(kept, c)
-			}
-		}
-		clear(r.cells[len(kept):])
-		r.cells = kept
-		if len(kept) > 0 {
-			i++
-			continue
-		}
-		m.dropRow(i)
+	if id, ok := m.nodes.id(node); ok {
+		m.dropCells(func(c cell) bool { return c.peer == id })
 	}
 }
 

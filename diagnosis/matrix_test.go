@@ -152,10 +152,12 @@ func TestConfigValidate(t *testing.T) {
 	f(func(c *Config) { c.MaxReporters, c.MaxPeers = 1<<20, 1<<10 }, "at most")
 }
 
-func TestForget(t *testing.T) {
+// fullMatrix returns a Matrix of n nodes that measured each other.
+func fullMatrix(t *testing.T, n int) *Matrix {
+	t.Helper()
 	m := newMatrix(t, nil)
-	for i := range 3 {
-		for j := range 3 {
+	for i := range n {
+		for j := range n {
 			if i != j {
 				if err := m.Add(nodeName(i), nodeName(j), 1, 100, t0); err != nil {
 					t.Fatal(err)
@@ -163,6 +165,11 @@ func TestForget(t *testing.T) {
 			}
 		}
 	}
+	return m
+}
+
+func TestForget(t *testing.T) {
+	m := fullMatrix(t, 3)
 	m.Forget(nodeName(0))
 	m.Forget(nodeName(0))
 	m.Forget("unknown:1")
@@ -180,16 +187,7 @@ func TestForget(t *testing.T) {
 }
 
 func TestForgetNode(t *testing.T) {
-	m := newMatrix(t, nil)
-	for i := range 3 {
-		for j := range 3 {
-			if i != j {
-				if err := m.Add(nodeName(i), nodeName(j), 1, 100, t0); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-	}
+	m := fullMatrix(t, 3)
 	// Node 3 is measured by node 1 only: that row keeps its other cell.
 	if err := m.Add(nodeName(2), nodeName(3), 1, 100, t0); err != nil {
 		t.Fatal(err)

@@ -81,42 +81,45 @@ func (s *Server) slowSetEntries(now time.Time, members []tracker.Member, link bo
 	return out
 }
 
-// slowSetJSON is the answer of GET /v1/slowset.
-type slowSetJSON struct {
-	Nodes []slowSetEntryJSON `json:"nodes"`
-	Links []slowSetEntryJSON `json:"links"`
+// SlowSetJSON is the answer of GET /v1/slowset; clients decode it.
+type SlowSetJSON struct {
+	Nodes []SlowSetEntryJSON `json:"nodes"`
+	Links []SlowSetEntryJSON `json:"links"`
 }
 
-type slowSetEntryJSON struct {
-	Node         string        `json:"node"`
-	Peer         string        `json:"peer,omitempty"`
-	Kind         string        `json:"kind"`
-	Rack         string        `json:"rack,omitempty"`
-	Pairs        int           `json:"pairs"`
-	LatencyMs    float64       `json:"latencyMs"`
-	MedianMs     float64       `json:"medianMs"`
-	SinceMs      int64         `json:"since"`
-	FoundSinceMs int64         `json:"foundSince"`
-	LastFoundMs  int64         `json:"lastFound"`
-	HTTPAddress  string        `json:"httpAddress,omitempty"`
-	History      []historyJSON `json:"history"`
+// SlowSetEntryJSON is a SlowSetEntry as GET /v1/slowset writes it, times
+// in milliseconds since the Unix epoch.
+type SlowSetEntryJSON struct {
+	Node         string             `json:"node"`
+	Peer         string             `json:"peer,omitempty"`
+	Kind         string             `json:"kind"`
+	Rack         string             `json:"rack,omitempty"`
+	Pairs        int                `json:"pairs"`
+	LatencyMs    float64            `json:"latencyMs"`
+	MedianMs     float64            `json:"medianMs"`
+	SinceMs      int64              `json:"since"`
+	FoundSinceMs int64              `json:"foundSince"`
+	LastFoundMs  int64              `json:"lastFound"`
+	HTTPAddress  string             `json:"httpAddress,omitempty"`
+	History      []HistoryPointJSON `json:"history"`
 }
 
-type historyJSON struct {
+// HistoryPointJSON is a HistoryPoint as GET /v1/slowset writes it.
+type HistoryPointJSON struct {
 	AtMs      int64   `json:"at"`
 	Pairs     int     `json:"pairs"`
 	LatencyMs float64 `json:"latencyMs"`
 }
 
-func toSlowSetJSON(es []SlowSetEntry) []slowSetEntryJSON {
-	out := make([]slowSetEntryJSON, len(es))
+func toSlowSetJSON(es []SlowSetEntry) []SlowSetEntryJSON {
+	out := make([]SlowSetEntryJSON, len(es))
 	for i, e := range es {
-		out[i] = slowSetEntryJSON{Node: e.Node, Peer: e.Peer, Kind: e.Kind, Rack: e.Rack, Pairs: e.Pairs,
+		out[i] = SlowSetEntryJSON{Node: e.Node, Peer: e.Peer, Kind: e.Kind, Rack: e.Rack, Pairs: e.Pairs,
 			LatencyMs: e.LatencyMs, MedianMs: e.MedianMs, SinceMs: e.Since.UnixMilli(),
 			FoundSinceMs: e.FoundSince.UnixMilli(), LastFoundMs: e.LastFound.UnixMilli(),
-			HTTPAddress: e.HTTPAddress, History: make([]historyJSON, len(e.History))}
+			HTTPAddress: e.HTTPAddress, History: make([]HistoryPointJSON, len(e.History))}
 		for j, p := range e.History {
-			out[i].History[j] = historyJSON{AtMs: p.At.UnixMilli(), Pairs: p.Pairs, LatencyMs: p.LatencyMs}
+			out[i].History[j] = HistoryPointJSON{AtMs: p.At.UnixMilli(), Pairs: p.Pairs, LatencyMs: p.LatencyMs}
 		}
 	}
 	return out
@@ -126,5 +129,5 @@ func toSlowSetJSON(es []SlowSetEntry) []slowSetEntryJSON {
 // each entry as SlowSetEntry says, times in milliseconds since the epoch.
 func (s *Server) serveSlowSet(c *gin.Context) {
 	nodes, links := s.SlowSets(s.now())
-	c.JSON(http.StatusOK, slowSetJSON{Nodes: toSlowSetJSON(nodes), Links: toSlowSetJSON(links)})
+	c.JSON(http.StatusOK, SlowSetJSON{Nodes: toSlowSetJSON(nodes), Links: toSlowSetJSON(links)})
 }

@@ -168,7 +168,7 @@ func writeAdminReport(w io.Writer, r adminReport, now time.Time) error {
 		for _, d := range r.DataNodes {
 			kind, pairs, since := "-", "-", "-"
 			if e := d.SlowSet; e != nil {
-				kind, pairs, since = orDash(e.Kind), strconv.Itoa(e.Pairs), ago(now, e.Since)
+				kind, pairs, since = orDash(e.Kind), strconv.Itoa(e.Pairs), ago(now, e.SinceMs)
 				if e.Rack != "" {
 					kind += " " + e.Rack
 				}

@@ -22,27 +22,11 @@ const maxSlowSetBytes = 64 << 20
 // errNoSlowSet: the service has no /v1/slowset (an older one).
 var errNoSlowSet = errors.New("no /v1/slowset")
 
-// slowSetDoc is GET /v1/slowset.
-type slowSetDoc struct {
-	Nodes []slowSetEntry `json:"nodes"`
-	Links []slowSetEntry `json:"links"`
-}
-
-// slowSetEntry is one member, as namenode.SlowSetEntry writes it.
-type slowSetEntry struct {
-	Node        string          `json:"node"`
-	Peer        string          `json:"peer,omitempty"`
-	Kind        string          `json:"kind"`
-	Rack        string          `json:"rack,omitempty"`
-	Pairs       int             `json:"pairs"`
-	LatencyMs   float64         `json:"latencyMs"`
-	MedianMs    float64         `json:"medianMs"`
-	Since       int64           `json:"since"`
-	FoundSince  int64           `json:"foundSince"`
-	LastFound   int64           `json:"lastFound"`
-	HTTPAddress string          `json:"httpAddress,omitempty"`
-	History     json.RawMessage `json:"history"`
-}
+// slowSetDoc is GET /v1/slowset, and slowSetEntry one of its members.
+type (
+	slowSetDoc   = namenode.SlowSetJSON
+	slowSetEntry = namenode.SlowSetEntryJSON
+)
 
 // fetchSlowSet reads and checks GET /v1/slowset of the service at base.
 func fetchSlowSet(ctx context.Context, client serviceClient, base string) (slowSetDoc, error) {
@@ -109,7 +93,7 @@ func writeSlowSet(w io.Writer, doc slowSetDoc, now time.Time) error {
 			lat, med = fmt.Sprintf("%.2f", e.LatencyMs), fmt.Sprintf("%.2f", e.MedianMs)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", e.Node, orDash(e.Kind), other, e.Pairs, lat, med,
-			ago(now, e.Since), ago(now, e.LastFound))
+			ago(now, e.SinceMs), ago(now, e.LastFoundMs))
 	}
 	return tw.Flush()
 }
