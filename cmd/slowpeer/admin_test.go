@@ -49,7 +49,8 @@ func adminReportOf(t *testing.T, addr string, args ...string) map[string]dataNod
 }
 
 // TestAdminExcludeAndForgetSurviveRestart: dfs.hosts.exclude excludes a
-// node after "admin -refresh-nodes" and after SIGHUP; "admin -forget"
+// node after "admin -refresh-nodes" and after SIGHUP, and its host gets
+// no Hive work; "admin -forget"
 // drops one; after a restart from the state file and the same exclude
 // file, the excluded node is still excluded and the forgotten one gone,
 // while the others are back.
@@ -63,7 +64,7 @@ func TestAdminExcludeAndForgetSurviveRestart(t *testing.T) {
 	if err := os.WriteFile(exclude, []byte("# none yet\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"-D", "dfs.hosts.exclude=" + exclude, "-state-file", state}
+	args := []string{"-D", "dfs.hosts.exclude=" + exclude, "-state-file", state, "-hiveservers", "10.0.0.2:10000,hs1.example.com:10000"}
 	addr, stop := startNamenode(t, args...)
 	const keep, out, gone, hupped = "10.0.0.1:9866", "10.0.0.2:9866", "10.0.0.3:9866", "10.0.0.4:9866"
 	for _, n := range []string{keep, out, gone, hupped} {
@@ -103,6 +104,22 @@ func TestAdminExcludeAndForgetSurviveRestart(t *testing.T) {
 		}
 	}
 	want(adminReportOf(t, addr))
+	// The excluded node's host gets no Hive work: hs1 is the only pick.
+	resp, err := http.Get("http://" + addr + "/v1/hiveservers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var servers []map[string]any
+	json.NewDecoder(resp.Body).Decode(&servers)
+	resp.Body.Close()
+	if len(servers) != 2 || servers[0]["server"] != "10.0.0.2:10000" || servers[0]["slowHost"] != true || servers[1]["slowHost"] != false {
+		t.Fatalf("/v1/hiveservers: %v", servers)
+	}
+	for range 5 {
+		if code, out, errOut := runCmd(t, "", "hiveserver", "pick", "-namenode", "http://"+addr); code != 0 || out != "hs1.example.com:10000\n" {
+			t.Fatalf("pick: %d %q %s", code, out, errOut)
+		}
+	}
 	if rows := adminReportOf(t, addr, "-excluded"); len(rows) != 2 {
 		t.Fatalf("-excluded lists %+v", rows)
 	}
