@@ -5,7 +5,6 @@ go 1.26.0
 require (
 	github.com/VictoriaMetrics/metrics v1.45.0
 	github.com/chromedp/chromedp v0.23.0
-	github.com/colinmarc/hdfs/v2 v2.4.0
 	github.com/gin-gonic/gin v1.12.0
 	github.com/go-sql-driver/mysql v1.10.1
 	github.com/go-zookeeper/zk v1.0.4

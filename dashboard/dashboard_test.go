@@ -70,7 +70,8 @@ func TestDashboardPageWithoutOptionalParts(t *testing.T) {
 	checkAccessible(t, body)
 	contains(t, body,
 		`<h1>slowpeer</h1>`, `<script src="app.js" defer></script>`, `<meta http-equiv="refresh"`,
-		`1 slow node;`, `3 DataNodes: 1 live, 1 stale, 1 dead.`,
+		`1 node reported slow by peers;`, `3 DataNodes: 1 live, 1 stale, 1 dead.`,
+		`Not available: this service keeps no slow set.`,
 		// the slow node: its reporters, latency, median, ratio, since
 		`<th scope="row">10.0.0.5:9866</th><td>2: 10.0.0.2:9866, 10.0.0.3:9866</td><td>38.1</td><td>2.00</td><td>19.1×</td>`,
 		`<time datetime="2026-12-01T08:00:00Z">2026-12-01 08:00:00 UTC</time> (for 0s)`,
@@ -79,7 +80,7 @@ func TestDashboardPageWithoutOptionalParts(t *testing.T) {
 		`Drawn from the slow-peer reports`,
 		`<th scope="row">10.0.0.2:9866</th><td class="h4">35.2 <span aria-hidden="true">▲</span><span class="vh">(slow)</span></td>`,
 		// the DataNodes, dead and stale first, with words for states
-		`<tr class="dead"><th scope="row">10.0.0.9:9866</th><td>dead</td><td><time datetime="2026-12-01T07:00:00Z">2026-12-01 07:00:00 UTC</time> (1h0m0s ago)</td></tr>`,
+		`<tr class="dead"><th scope="row">10.0.0.9:9866</th><td>dead</td><td><time datetime="2026-12-01T07:00:00Z">2026-12-01 07:00:00 UTC</time> (1h0m0s ago)</td><td>no HTTP port</td></tr>`,
 		`Not available: this service does not diagnose slow nodes.`,
 		`Not available: this service has no HiveServer picker.`,
 		`Not available: this service is not registered in ZooKeeper or etcd.`)
@@ -103,6 +104,7 @@ func TestDashboardPageWithEveryPart(t *testing.T) {
 		{Server: "hs1:10000", Running: 1, LoadSeconds: 0.5},
 	}}
 	v.Cluster = &Cluster{Self: "nn2:9871", Leader: "nn1:9871", Replicas: []string{"nn1:9871", "nn2:9871"}, Registry: "zk"}
+	v.SlowSet = &SlowSet{}
 	d := New(SourceFunc(func(time.Time) View { return v }), Config{Now: func() time.Time { return t0 }})
 	body := get(t, d, "GET", "/ui/").Body.String()
 	checkAccessible(t, body)
@@ -123,12 +125,13 @@ func TestDashboardPageWithEveryPart(t *testing.T) {
 }
 
 func TestDashboardPageEmptyAndEscaped(t *testing.T) {
-	v := View{DataNodes: []DataNode{{Node: `<script>alert(1)</script>`, State: Live, LastHeartbeat: t0}},
-		HiveServers: &HiveServers{}, Diagnosis: &Diagnosis{}}
+	v := View{DataNodes: []DataNode{{Node: `<script>alert(1)</script>`, State: Live, LastHeartbeat: t0, HTTPAddress: `x"><script>:1`}},
+		HiveServers: &HiveServers{}, Diagnosis: &Diagnosis{}, SlowSet: &SlowSet{}}
 	d := New(SourceFunc(func(time.Time) View { return v }), Config{Now: func() time.Time { return t0 }})
 	body := get(t, d, "GET", "/ui/").Body.String()
 	checkAccessible(t, body)
-	contains(t, body, `No slow node;`, `HiveServer pick: none eligible.`, `No node is reported slow.`,
+	contains(t, body, `0 nodes in the slow set;`, `no node reported slow by peers;`, `Empty: no alert fires, no work is moved.`,
+		`HiveServer pick: none eligible.`, `No node is reported slow.`,
 		`No latencies to show.`, `Nothing to diagnose.`, `The picker knows no server yet.`,
 		`&lt;script&gt;alert(1)&lt;/script&gt;`)
 	if strings.Contains(body, "<script>alert") {
@@ -221,12 +224,78 @@ func TestDashboardBoundsDataNodeRows(t *testing.T) {
 	v.DataNodes = append(v.DataNodes, DataNode{Node: "10.9.9.9:9866", State: Dead, LastHeartbeat: t0.Add(-time.Hour)})
 	d := New(SourceFunc(func(time.Time) View { return v }), Config{Now: func() time.Time { return t0 }})
 	body := get(t, d, "GET", "/ui/").Body.String()
-	contains(t, body, fmt.Sprintf("%d DataNodes: %d live, 0 stale, 1 dead; dead and stale first; 101 more not listed",
+	contains(t, body, fmt.Sprintf("%d DataNodes: %d live, 0 stale, 1 dead, 0 excluded; dead and stale first, excluded last; 101 more not listed",
 		MaxDataNodeRows+101, MaxDataNodeRows+100))
 	if rows := strings.Count(body, `<tr class="`); rows != MaxDataNodeRows {
 		t.Fatalf("%d DataNode rows, want %d", rows, MaxDataNodeRows)
 	}
 	if first := strings.Index(body, `<tr class="`); !strings.HasPrefix(body[first:], `<tr class="dead"><th scope="row">10.9.9.9:9866`) {
 		t.Fatalf("the first row is not the dead node: %.120s", body[first:])
+	}
+}
+
+// TestDashboardSlowSet: the slow set, what the service decided, comes
+// first and apart from the raw reports: each member with why, its pairs,
+// since when, a history and links to its agent; excluded DataNodes are
+// said so, last.
+func TestDashboardSlowSet(t *testing.T) {
+	v := slowView()
+	var hist []HistoryPoint
+	for i := range 90 {
+		hist = append(hist, HistoryPoint{At: t0.Add(time.Duration(i-90) * time.Minute), Pairs: min(i, 11)})
+	}
+	v.SlowSet = &SlowSet{
+		Nodes: []SlowSetMember{{Node: "10.0.0.5:9866", Kind: KindOutbound, Pairs: 11, LatencyMs: 50.3, MedianMs: 0.07,
+			Since: t0.Add(-time.Hour), LastFound: t0, HTTPAddress: "10.0.0.5:9864", History: hist},
+			{Node: "10.0.0.6:9866", Kind: KindReports, Pairs: 2, Since: t0.Add(-time.Minute), LastFound: t0}},
+		Links: []SlowSetMember{{Node: "10.0.0.2:9866", Peer: "10.0.0.3:9866", Kind: KindLink, Pairs: 1, LatencyMs: 9, MedianMs: 0.1,
+			Since: t0, LastFound: t0}},
+	}
+	v.DataNodes = append(v.DataNodes, DataNode{Node: "10.0.0.8:9866", State: Excluded, LastHeartbeat: t0, HTTPAddress: "10.0.0.8:9864"})
+	d := New(SourceFunc(func(time.Time) View { return v }), Config{Now: func() time.Time { return t0 }})
+	body := get(t, d, "GET", "/ui/").Body.String()
+	checkAccessible(t, body)
+	contains(t, body,
+		`2 nodes in the slow set and 1 slow link;`, `4 DataNodes: 1 live, 1 stale, 1 dead, 1 excluded.`,
+		`<tr><th scope="row">10.0.0.5:9866</th><td>outbound: a slow sender</td><td>11</td><td>50.3</td><td>0.07</td>`+
+			`<td><time datetime="2026-12-01T07:00:00Z">2026-12-01 07:00:00 UTC</time> (for 1h0m0s)</td>`,
+		`<span class="vh">over the last 1h30m0s: at most 11 pairs, 11 in the last minute</span>`,
+		`<a href="http://10.0.0.5:9864/jmx">/jmx</a> <a href="http://10.0.0.5:9864/metrics">/metrics</a>`,
+		`<td>reports of agents without measurements (Hadoop&#39;s rule)</td><td>2</td><td>-</td><td>-</td>`,
+		`<td>link: slow between 10.0.0.2:9866 and 10.0.0.3:9866 only</td>`,
+		`<tr class="excluded"><th scope="row">10.0.0.8:9866</th><td>excluded (dfs.hosts.exclude)</td>`,
+	)
+	if s, r := strings.Index(body, `id="slowset"`), strings.Index(body, `id="slow"`); s < 0 || s > r {
+		t.Fatal("the slow set does not come before the raw reports")
+	}
+	if strings.LastIndex(body, `<tr class="`) != strings.Index(body, `<tr class="excluded">`) {
+		t.Fatal("the excluded DataNode is not listed last")
+	}
+}
+
+func TestSpark(t *testing.T) {
+	f := func(pairs []int, want string) {
+		t.Helper()
+		var h []HistoryPoint
+		for i, p := range pairs {
+			h = append(h, HistoryPoint{At: t0.Add(time.Duration(i) * time.Minute), Pairs: p})
+		}
+		if got, _ := spark(h); got != want {
+			t.Fatalf("spark(%v) = %q, want %q", pairs, got, want)
+		}
+	}
+	f(nil, "")
+	f([]int{0, 7, 14}, "▁▄█")
+	f([]int{0, 0}, "▁▁")
+	long := make([]int, 360)
+	long[359] = 5
+	if got, _ := spark(func() []HistoryPoint {
+		var h []HistoryPoint
+		for i, p := range long {
+			h = append(h, HistoryPoint{At: t0.Add(time.Duration(i) * time.Minute), Pairs: p})
+		}
+		return h
+	}()); len([]rune(got)) != sparkBuckets || !strings.HasSuffix(got, "█") {
+		t.Fatalf("six hours: %q", got)
 	}
 }

@@ -21,11 +21,14 @@ var templates = template.Must(template.New("").Funcs(template.FuncMap{
 	"ago":       formatAgo,
 	"age":       formatAge,
 	"slowRatio": func() int { return SlowRatio },
+	"rowOf":     func(now time.Time, r slowSetRow) slowSetRowAt { return slowSetRowAt{Now: now, M: r} },
 }).ParseFS(assets, "assets/*.html"))
 
 // page is what the templates draw: a View digested for the eye.
 type page struct {
-	Now       time.Time
+	Now time.Time
+	// SlowSet is nil without one; its rows otherwise.
+	SlowSet   *slowSetRows
 	Slow      []slowRow
 	Diagnosis *Diagnosis
 	Heatmap   heatmap
@@ -33,12 +36,12 @@ type page struct {
 	// first; MoreDataNodes counts the others.
 	DataNodes     []DataNode
 	MoreDataNodes int
-	// AllDataNodes counts every DataNode; Live, Stale and Dead count them
-	// by state.
-	AllDataNodes      int
-	Live, Stale, Dead int
-	Hive              *HiveServers
-	Cluster           *Cluster
+	// AllDataNodes counts every DataNode; Live, Stale, Dead and Excluded
+	// count them by state.
+	AllDataNodes                int
+	Live, Stale, Dead, Excluded int
+	Hive                        *HiveServers
+	Cluster                     *Cluster
 }
 
 // slowRow is one row of the slow-node table.
@@ -61,6 +64,9 @@ type slowRow struct {
 func newPage(now time.Time, v View, heat heatmap) page {
 	p := page{Now: now, Diagnosis: v.Diagnosis, Heatmap: heat,
 		Hive: v.HiveServers, Cluster: v.Cluster}
+	if v.SlowSet != nil {
+		p.SlowSet = &slowSetRows{Nodes: newSlowSetRows(v.SlowSet.Nodes), Links: newSlowSetRows(v.SlowSet.Links)}
+	}
 	for _, s := range v.SlowNodes {
 		row := slowRow{Node: s.Node, Since: s.Since, Reporters: len(s.Reporters)}
 		var lat, med []float64
@@ -89,6 +95,8 @@ func newPage(now time.Time, v View, heat heatmap) page {
 			p.Stale++
 		case Dead:
 			p.Dead++
+		case Excluded:
+			p.Excluded++
 		}
 	}
 	p.AllDataNodes = len(p.DataNodes)
@@ -109,13 +117,16 @@ const MaxDataNodeRows = 100
 // maxReporterNames is how many reporters the slow-node table names.
 const maxReporterNames = 8
 
-// stateOrder puts the DataNodes that need a look first.
+// stateOrder puts the DataNodes that need a look first, the excluded
+// ones last.
 func stateOrder(s string) int {
 	switch s {
 	case Dead:
 		return 0
 	case Stale:
 		return 1
+	case Excluded:
+		return 3
 	}
 	return 2
 }

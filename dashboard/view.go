@@ -24,7 +24,12 @@ func (f SourceFunc) Snapshot(now time.Time) View { return f(now) }
 // optional parts: nil means the service does not have that part, and the
 // page says so, while a non-nil part with no rows is shown empty.
 type View struct {
-	// SlowNodes are the slow nodes now, most reporters first.
+	// SlowSet is what the service decided (what alerts fire on and new
+	// work avoids), apart from the raw reports of SlowNodes; nil without
+	// one.
+	SlowSet *SlowSet
+	// SlowNodes are the nodes the slow-peer reports name now, Hadoop's
+	// raw view, most reporters first.
 	SlowNodes []SlowNode
 	// Diagnosis is what the service found of the slow nodes (inbound,
 	// outbound, link, rack); nil without a diagnosis.
@@ -104,19 +109,22 @@ type Latency struct {
 
 // The states of a DataNode.
 const (
-	Live  = "live"
-	Stale = "stale" // live, but its last heartbeat is late
-	Dead  = "dead"
+	Live     = "live"
+	Stale    = "stale" // live, but its last heartbeat is late
+	Dead     = "dead"
+	Excluded = "excluded" // in dfs.hosts.exclude: out of every decision
 )
 
 // DataNode is one row of the DataNode table.
 type DataNode struct {
 	// Node is its id, "host:port".
 	Node string
-	// State is Live, Stale or Dead.
+	// State is Live, Stale, Dead or Excluded.
 	State string
 	// LastHeartbeat is when its newest heartbeat arrived.
 	LastHeartbeat time.Time
+	// HTTPAddress is its agent's HTTP port (/jmx, /metrics), "" for none.
+	HTTPAddress string
 }
 
 // HiveServers are the servers the HiveServer picker knows and its pick.

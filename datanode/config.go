@@ -63,6 +63,10 @@ type Config struct {
 	// (reports.Heartbeat.HTTPAddress), an unspecified listen host replaced
 	// by the host of ID, so the service can list it as the node's infoAddr.
 	HTTPListen string
+	// Conf, when set, is served at /conf on the HTTP port: the effective
+	// configuration, as a Hadoop DataNode serves it (the binary builds it
+	// with package hadoopconf).
+	Conf http.Handler
 	// HTTPListener is an open listener for the HTTP port; the agent closes
 	// it when Run returns.
 	HTTPListener net.Listener

@@ -35,6 +35,7 @@ const httpShutdownTimeout = 5 * time.Second
 //     per peer (at most one series per peer), and the agent's counters,
 //     each family with its # HELP and # TYPE lines.
 //   - /healthz answers 200 "ok" while the agent runs.
+//   - /conf, with Config.Conf, the effective configuration.
 func (a *Agent) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/jmx", func(w http.ResponseWriter, r *http.Request) {
@@ -48,6 +49,9 @@ func (a *Agent) Handler() http.Handler {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		io.WriteString(w, "ok\n")
 	})
+	if a.cfg.Conf != nil {
+		mux.Handle("/conf", a.cfg.Conf)
+	}
 	return mux
 }
 

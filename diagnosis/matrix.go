@@ -126,14 +126,20 @@ func (m *Matrix) Expire(now time.Time) {
 		return
 	}
 	t := m.instant(now)
+	m.dropCells(func(c cell) bool { return !m.valid(c, t) })
+}
+
+// dropCells deletes the cells for which drop is true, and the rows left
+// without cells.
+func (m *Matrix) dropCells(drop func(cell) bool) {
 	for i := 0; i < len(m.rows); {
 		r := &m.rows[i]
 		kept := r.cells[:0]
 		for _, c := range r.cells {
-			if m.valid(c, t) {
-				kept = append(kept, c)
-			} else {
+			if drop(c) {
 				m.release(c.peer)
+			} else {
+				kept = append(kept, c)
 			}
 		}
 		clear(r.cells[len(kept):])
@@ -158,6 +164,16 @@ func (m *Matrix) Forget(reporter string) {
 		m.release(c.peer)
 	}
 	m.dropRow(i)
+}
+
+// ForgetNode deletes every cell of node: its row, and what every
+// reporter measured of it, as when an operator forgets a node that is
+// gone for good.
+func (m *Matrix) ForgetNode(node string) {
+	m.Forget(node)
+	if id, ok := m.nodes.id(node); ok {
+		m.dropCells(func(c cell) bool { return c.peer == id })
+	}
 }
 
 // dropRow removes row i, whose cells are released, and moves the last row

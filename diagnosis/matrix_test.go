@@ -152,10 +152,12 @@ func TestConfigValidate(t *testing.T) {
 	f(func(c *Config) { c.MaxReporters, c.MaxPeers = 1<<20, 1<<10 }, "at most")
 }
 
-func TestForget(t *testing.T) {
+// fullMatrix returns a Matrix of n nodes that measured each other.
+func fullMatrix(t *testing.T, n int) *Matrix {
+	t.Helper()
 	m := newMatrix(t, nil)
-	for i := range 3 {
-		for j := range 3 {
+	for i := range n {
+		for j := range n {
 			if i != j {
 				if err := m.Add(nodeName(i), nodeName(j), 1, 100, t0); err != nil {
 					t.Fatal(err)
@@ -163,6 +165,11 @@ func TestForget(t *testing.T) {
 			}
 		}
 	}
+	return m
+}
+
+func TestForget(t *testing.T) {
+	m := fullMatrix(t, 3)
 	m.Forget(nodeName(0))
 	m.Forget(nodeName(0))
 	m.Forget("unknown:1")
@@ -176,5 +183,26 @@ func TestForget(t *testing.T) {
 	m.Forget(nodeName(2))
 	if m.Len() != 0 || len(m.nodes.ids) != 0 {
 		t.Errorf("%d cells, %d names left", m.Len(), len(m.nodes.ids))
+	}
+}
+
+func TestForgetNode(t *testing.T) {
+	m := fullMatrix(t, 3)
+	// Node 3 is measured by node 1 only: that row keeps its other cell.
+	if err := m.Add(nodeName(2), nodeName(3), 1, 100, t0); err != nil {
+		t.Fatal(err)
+	}
+	m.ForgetNode(nodeName(0))
+	m.ForgetNode("unknown:1")
+	if m.Len() != 3 || m.Reporters() != 2 {
+		t.Errorf("%d cells, %d reporters, want 3 (1→2, 2→1, 2→3) and 2", m.Len(), m.Reporters())
+	}
+	if _, ok := m.nodes.id(nodeName(0)); ok {
+		t.Error("node 0 is still named after ForgetNode")
+	}
+	m.ForgetNode(nodeName(1)) // 2's row keeps 2→3; 1's row goes
+	m.ForgetNode(nodeName(3)) // 2's row is empty now, and goes
+	if m.Len() != 0 || m.Reporters() != 0 || len(m.nodes.ids) != 0 {
+		t.Errorf("%d cells, %d reporters, %d names left", m.Len(), m.Reporters(), len(m.nodes.ids))
 	}
 }

@@ -30,10 +30,15 @@ func isRead(method string) bool {
 
 // OpenEndpoints returns, sorted, the routes ("METHOD /path") that answer
 // without the bearer token: every route when the service has no token,
-// the reads when it has one without AuthReads, none with both.
+// the reads when it has one without AuthReads, none with both. The health
+// paths, /healthz and /readyz, which answer without a token always and say
+// nothing but "ok", are left out once there is a token.
 func (s *Server) OpenEndpoints() []string {
 	var open []string
 	for _, r := range s.engine.Routes() {
+		if s.cfg.AuthToken != "" && isHealthPath(r.Path) {
+			continue
+		}
 		if s.cfg.AuthToken == "" || !s.cfg.AuthReads && isRead(r.Method) {
 			open = append(open, r.Method+" "+r.Path)
 		}

@@ -25,7 +25,7 @@ const fsNamesystemClass = "org.apache.hadoop.hdfs.server.namenode.FSNamesystem"
 
 // Beans returns the Server's JMX beans at now. Each carries only what the
 // service truly knows; an attribute of Hadoop's that it cannot know
-// (capacities, blocks, files, decommissioning, Kerberos) is left out, never
+// (capacities, blocks, files, Kerberos) is left out, never
 // written as 0. Every bean carries tag.Hostname, as Hadoop's metrics2 beans
 // do, so that scrapers label what they read with the host.
 //
@@ -36,8 +36,11 @@ const fsNamesystemClass = "org.apache.hadoop.hdfs.server.namenode.FSNamesystem"
 //     when the service knows its leadership.
 //   - FSNamesystemState (FSNamesystemMBean): FSState, NumLiveDataNodes,
 //     NumDeadDataNodes and NumStaleDataNodes (by Config.StaleAfter), and
-//     the decommissioning and maintenance counts, all 0: the service
-//     takes no DataNode out of service.
+//     NumDecomLiveDataNodes and NumDecomDeadDataNodes: the DataNodes
+//     dfs.hosts.exclude names, which Hadoop decommissions (here at once:
+//     there are no blocks to move), counted in the live and dead ones too,
+//     as Hadoop counts them; the decommissioning and maintenance counts,
+//     0: no DataNode is on its way out of service or in maintenance.
 //   - NameNodeInfo (NameNodeMXBean): SoftwareVersion, LiveNodes and
 //     DeadNodes (see liveNodesJSON), DecomNodes and
 //     EnteringMaintenanceNodes ("{}", as the counts say).
@@ -48,6 +51,18 @@ func (s *Server) Beans(now time.Time) []jmx.Bean {
 	live, dead := s.nodes.Counts(now)
 	stale := s.nodes.Stale(now, s.cfg.StaleAfter())
 	nodes := s.nodes.List(now)
+	decomLive, decomDead := 0, 0 // excluded: decommissioned, to Hadoop
+	if s.excluded.Load().Len() > 0 {
+		for _, n := range nodes {
+			switch {
+			case !s.Excluded(n.Node):
+			case n.State == Dead:
+				decomDead++
+			default:
+				decomLive++
+			}
+		}
+	}
 
 	status := []jmx.Attr{
 		{Name: "NNRole", Value: "NameNode"},
@@ -63,10 +78,11 @@ func (s *Server) Beans(now time.Time) []jmx.Bean {
 		info = append(info, jmx.Attr{Name: "SoftwareVersion", Value: s.cfg.SoftwareVersion})
 	}
 	info = append(info,
-		jmx.Attr{Name: "LiveNodes", Value: liveNodesJSON(now, nodes)},
-		jmx.Attr{Name: "DeadNodes", Value: deadNodesJSON(now, nodes)},
-		// FSNamesystem.getDecomNodes and getEnteringMaintenanceNodes: no
-		// node is leaving service.
+		jmx.Attr{Name: "LiveNodes", Value: liveNodesJSON(now, nodes, s.Excluded)},
+		jmx.Attr{Name: "DeadNodes", Value: deadNodesJSON(now, nodes, s.Excluded)},
+		// FSNamesystem.getDecomNodes and getEnteringMaintenanceNodes list
+		// the nodes on their way out (an excluded node is out at once):
+		// none.
 		jmx.Attr{Name: "DecomNodes", Value: "{}"},
 		jmx.Attr{Name: "EnteringMaintenanceNodes", Value: "{}"})
 
@@ -84,9 +100,9 @@ func (s *Server) Beans(now time.Time) []jmx.Bean {
 				{Name: "NumLiveDataNodes", Value: live},
 				{Name: "NumDeadDataNodes", Value: dead},
 				{Name: "NumStaleDataNodes", Value: stale},
+				{Name: "NumDecomLiveDataNodes", Value: decomLive},
+				{Name: "NumDecomDeadDataNodes", Value: decomDead},
 				// The counts of DecomNodes and EnteringMaintenanceNodes.
-				{Name: "NumDecomLiveDataNodes", Value: 0},
-				{Name: "NumDecomDeadDataNodes", Value: 0},
 				{Name: "NumDecommissioningDataNodes", Value: 0},
 				{Name: "NumInMaintenanceLiveDataNodes", Value: 0},
 				{Name: "NumInMaintenanceDeadDataNodes", Value: 0},

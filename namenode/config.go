@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/slowpeer/slowpeer/diagnosis"
+	"github.com/slowpeer/slowpeer/hosts"
 	"github.com/slowpeer/slowpeer/reports"
 	"github.com/slowpeer/slowpeer/tracker"
 )
@@ -130,6 +131,16 @@ type Config struct {
 	// Topology maps hosts to racks for the diagnosis; the zero Topology
 	// knows no racks, and the diagnosis then makes no rack findings.
 	Topology diagnosis.Topology
+
+	// HostsExcludeFile mirrors dfs.hosts.exclude (default none): Hadoop's
+	// file of the DataNodes to take out of service (exclude.go). The
+	// Server reads it in RefreshNodes, which the binary calls at start.
+	HostsExcludeFile string
+	// HostsLookup, when set, resolves the host names of
+	// HostsExcludeFile, so that a name excludes the DataNodes known by
+	// its addresses too, as Hadoop's HostFileManager resolves them. Nil
+	// matches names as written only.
+	HostsLookup hosts.Lookup
 
 	// AuthToken, when not empty, is the bearer token every POST must
 	// carry. When empty the service is open and says so once at start.

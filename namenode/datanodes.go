@@ -9,20 +9,26 @@ import (
 	"time"
 )
 
-// State is whether a DataNode is live or dead.
+// State is the state of a DataNode. The table knows Live and Dead; the
+// Server also tells Stale and Excluded apart (StateOf).
 type State string
 
 // The states of a DataNode, as /v1/datanodes writes them.
 const (
 	Live State = "live"
-	Dead State = "dead"
+	// Stale is a live DataNode silent for Config.StaleAfter.
+	Stale State = "stale"
+	Dead  State = "dead"
+	// Excluded is a DataNode dfs.hosts.exclude names, live or dead.
+	Excluded State = "excluded"
 )
 
 // DataNode is one row of the DataNode table.
 type DataNode struct {
 	// Node is the DataNode's id, "host:port".
 	Node string
-	// State is Live or Dead at the time the row was read.
+	// State is Live or Dead at the time the row was read (the table's
+	// view; Server.StateOf tells Stale and Excluded too).
 	State State
 	// LastHeartbeat is when its newest heartbeat arrived.
 	LastHeartbeat time.Time
@@ -274,4 +280,53 @@ func (t *DataNodes) Len() int {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	return len(t.nodes)
+}
+
+// Remove drops node from the table and reports whether it was there.
+func (t *DataNodes) Remove(node string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, ok := t.nodes[node]; !ok {
+		return false
+	}
+	delete(t.nodes, node)
+	t.sorted.Store(nil)
+	return true
+}
+
+// Get returns node's row with its state at now, and false when the table
+// does not know it.
+func (t *DataNodes) Get(now time.Time, node string) (DataNode, bool) {
+	t.mu.RLock()
+	n, ok := t.nodes[node]
+	if !ok {
+		t.mu.RUnlock()
+		return DataNode{}, false
+	}
+	n.mu.Lock()
+	d := DataNode{Node: node, State: Live, LastHeartbeat: n.last, HTTPAddress: n.httpAddr}
+	n.mu.Unlock()
+	t.mu.RUnlock()
+	if t.isDead(now, d.LastHeartbeat) {
+		d.State = Dead
+	}
+	return d, true
+}
+
+// CountsExcept returns how many nodes are live and how many dead at now
+// among those for which except is false, and how many it is true for.
+func (t *DataNodes) CountsExcept(now time.Time, except func(node string) bool) (live, dead, excepted int) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	for id, n := range t.nodes {
+		switch {
+		case except(id):
+			excepted++
+		case t.isDead(now, lastOf(n)):
+			dead++
+		default:
+			live++
+		}
+	}
+	return live, dead, excepted
 }

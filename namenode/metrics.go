@@ -148,10 +148,12 @@ func (s *Server) writeStateMetrics(w io.Writer, now time.Time) {
 	writeFamilyHeader(w, slowNodesFamily, "gauge", "Nodes with at least one valid slow-peer report.")
 	fmt.Fprintf(w, "%s %d\n", slowNodesFamily, slow)
 	s.writeSlowSetMetrics(w)
-	live, dead := s.nodes.Counts(now)
+	live, dead, excluded := s.dataNodeCounts(now)
 	writeFamilyHeader(w, dataNodesFamily, "gauge",
-		"DataNodes known to the service, by state (live or dead, by Hadoop's heartbeat expiry rule).")
-	fmt.Fprintf(w, "%s{state=\"live\"} %d\n%s{state=\"dead\"} %d\n", dataNodesFamily, live, dataNodesFamily, dead)
+		"DataNodes known to the service, by state: live or dead by Hadoop's heartbeat expiry rule, "+
+			"or excluded by dfs.hosts.exclude (and then in neither of the others).")
+	fmt.Fprintf(w, "%s{state=\"live\"} %d\n%s{state=\"dead\"} %d\n%s{state=\"excluded\"} %d\n",
+		dataNodesFamily, live, dataNodesFamily, dead, dataNodesFamily, excluded)
 }
 
 // labelValue quotes a label value as the Prometheus text format wants.

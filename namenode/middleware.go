@@ -114,13 +114,15 @@ func (s *Server) recovered(c *gin.Context, err any) {
 }
 
 // auth lets a request through when the service is open, when it only
-// reads (GET, HEAD, OPTIONS) and AuthReads is off, or when it carries
+// reads (GET, HEAD, OPTIONS) and AuthReads is off or it reads a health
+// path (/healthz, /readyz), or when it carries
 // "Authorization: Bearer <token>" with the configured token. Otherwise it
 // answers 401 and the handler never runs, so nothing of the request is
 // applied. The tokens are compared as SHA-256 hashes in constant time,
 // which hides their length too.
 func (s *Server) auth(c *gin.Context) {
-	if s.cfg.AuthToken == "" || !s.cfg.AuthReads && isRead(c.Request.Method) {
+	if s.cfg.AuthToken == "" || !s.cfg.AuthReads && isRead(c.Request.Method) ||
+		isRead(c.Request.Method) && isHealthPath(c.Request.URL.Path) {
 		return
 	}
 	scheme, token, _ := strings.Cut(c.GetHeader("Authorization"), " ")

@@ -8,10 +8,22 @@ import (
 	"github.com/slowpeer/slowpeer/jmx"
 )
 
-// adminInService is AdminStates.NORMAL as Hadoop writes it. The service
-// never takes a DataNode out of service (it has no decommissioning), so
-// every node it lists is in service.
-const adminInService = "In Service"
+// adminInService is AdminStates.NORMAL as Hadoop writes it, and
+// adminDecommissioned AdminStates.DECOMMISSIONED: a DataNode named by
+// dfs.hosts.exclude, which Hadoop decommissions, and the service takes out
+// of its decisions at once (it has no blocks to move first).
+const (
+	adminInService      = "In Service"
+	adminDecommissioned = "Decommissioned"
+)
+
+// adminState is the adminState of node.
+func adminState(node string, excluded func(string) bool) string {
+	if excluded(node) {
+		return adminDecommissioned
+	}
+	return adminInService
+}
 
 // unknownVersion is what Hadoop's Router writes for a DataNode whose
 // software version it does not know (NamenodeBeanMetrics.getNodesImpl);
@@ -33,7 +45,8 @@ const unknownVersion = "UNKNOWN"
 //   - xferaddr: the node id;
 //   - lastContact: whole seconds since its newest heartbeat
 //     ((now − lastUpdate) / 1000 in Hadoop);
-//   - adminState: "In Service" (see adminInService);
+//   - adminState: "In Service", or "Decommissioned" for a node excluded
+//     (see adminInService);
 //   - version: "UNKNOWN" (see unknownVersion).
 //
 // Capacities, blocks and volume failures are not the service's to know
@@ -41,7 +54,7 @@ const unknownVersion = "UNKNOWN"
 // by id). It writes, without reflection, what jmx.MarshalJackson writes
 // of the map of maps (keys sorted, compact): at 10 000 nodes that took
 // 50 ms and 20 MB per /jmx.
-func liveNodesJSON(now time.Time, nodes []DataNode) string {
+func liveNodesJSON(now time.Time, nodes []DataNode, excluded func(string) bool) string {
 	b := make([]byte, 0, 64+len(nodes)*190)
 	b = append(b, '{')
 	for _, n := range nodes {
@@ -50,7 +63,7 @@ func liveNodesJSON(now time.Time, nodes []DataNode) string {
 		}
 		b = nodeKey(b, n.Node)
 		b = append(b, `{"adminState":`...)
-		b = jmx.AppendString(b, adminInService)
+		b = jmx.AppendString(b, adminState(n.Node, excluded))
 		info := n.HTTPAddress
 		host, _, err := net.SplitHostPort(info)
 		if err != nil { // no HTTP port
@@ -73,10 +86,10 @@ func liveNodesJSON(now time.Time, nodes []DataNode) string {
 }
 
 // deadNodesJSON is NameNodeInfo's DeadNodes as FSNamesystem.getDeadNodes
-// writes it: keyed by node id, with lastContact, decommissioned (false:
-// the service decommissions nothing), adminState and xferaddr. As
+// writes it: keyed by node id, with lastContact, decommissioned (true for
+// a node excluded), adminState and xferaddr. As
 // liveNodesJSON, it writes what jmx.MarshalJackson writes of the map.
-func deadNodesJSON(now time.Time, nodes []DataNode) string {
+func deadNodesJSON(now time.Time, nodes []DataNode, excluded func(string) bool) string {
 	b := []byte{'{'}
 	for _, n := range nodes {
 		if n.State != Dead {
@@ -84,8 +97,10 @@ func deadNodesJSON(now time.Time, nodes []DataNode) string {
 		}
 		b = nodeKey(b, n.Node)
 		b = append(b, `{"adminState":`...)
-		b = jmx.AppendString(b, adminInService)
-		b = append(b, `,"decommissioned":false,"lastContact":`...)
+		b = jmx.AppendString(b, adminState(n.Node, excluded))
+		b = append(b, `,"decommissioned":`...)
+		b = strconv.AppendBool(b, excluded(n.Node))
+		b = append(b, `,"lastContact":`...)
 		b = strconv.AppendInt(b, lastContactSeconds(now, n.LastHeartbeat), 10)
 		b = append(b, `,"xferaddr":`...)
 		b = jmx.AppendString(b, n.Node)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/slowpeer/slowpeer/diagnosis"
+	"github.com/slowpeer/slowpeer/hosts"
 	"github.com/slowpeer/slowpeer/jmx"
 	"github.com/slowpeer/slowpeer/reports"
 	"github.com/slowpeer/slowpeer/tracker"
@@ -44,6 +45,17 @@ type Server struct {
 	// metrics count them.
 	slowLinks *tracker.SlowSet
 	nodes     *DataNodes
+	// decisions holds why each member is in the slow sets, their
+	// histories, and logs their entries and exits (decisions.go).
+	decisions *decisions
+	// excluded is dfs.hosts.exclude as RefreshNodes last read it.
+	excluded atomic.Pointer[hosts.Set]
+	// saveState, when set (RunStateFile), writes the state file at once:
+	// a forgotten DataNode leaves it before the answer.
+	saveState atomic.Pointer[func() error]
+	// restoring is true from BeginRestore until the state is in:
+	// /readyz answers 503, and the API waits.
+	restoring atomic.Bool
 	metrics   *serverMetrics
 	diag      *diagnoser // the diagnosis of the agents' peerLatencies
 	heavy     heavyWork  // turns of the long reads and jobs (heavy.go)
@@ -105,6 +117,8 @@ func New(cfg Config) (*Server, error) {
 		s.authHash = sha256.Sum256([]byte(cfg.AuthToken))
 	}
 	s.metrics = newServerMetrics()
+	s.decisions = newDecisions(s.log)
+	s.excluded.Store(&hosts.Set{})
 	s.heavy = newHeavyWork()
 	if err := s.newDiagnosis(); err != nil {
 		return nil, err
@@ -118,7 +132,7 @@ func New(cfg Config) (*Server, error) {
 	if err := e.SetTrustedProxies(nil); err != nil {
 		return nil, fmt.Errorf("namenode: %w", err)
 	}
-	e.Use(s.prepare, s.accessLog, gin.CustomRecoveryWithWriter(nil, s.recovered), s.auth)
+	e.Use(s.prepare, s.accessLog, gin.CustomRecoveryWithWriter(nil, s.recovered), s.auth, s.waitRestore)
 	e.NoRoute(func(c *gin.Context) { s.fail(c, http.StatusNotFound, "no such path") })
 	e.NoMethod(func(c *gin.Context) { s.fail(c, http.StatusMethodNotAllowed, "method not allowed") })
 	s.engine = e
@@ -129,6 +143,12 @@ func New(cfg Config) (*Server, error) {
 	s.get(DataNodesPath, s.heavyRoute(s.dataNodes))
 	s.get(SlowNodesPath, s.slowNodes)
 	s.get(StatePath, s.heavyRoute(s.serveState))
+	s.get(SlowSetPath, s.heavyRoute(s.serveSlowSet))
+	e.POST(RefreshPath, s.refreshNodes)
+	e.POST(ForgetPath, s.forget)
+	s.get(HealthzPath, s.healthz)
+	s.get(ReadyzPath, s.readyz)
+	s.AddMetrics(s.decisions.writeMetrics)
 	return s, nil
 }
 

@@ -40,10 +40,17 @@ const (
 // feedSlowSets updates the slow sets at now from the findings and the
 // unmeasured reporters' counts, and returns the evidence of nodes. The
 // caller holds the diagnoser's stepMu, after apply.
+// Excluded nodes (dfs.hosts.exclude) and links with an excluded end feed
+// nothing. Each entry and exit is logged and counted (decisions.go).
 func (s *Server) feedSlowSets(now time.Time, findings []diagnosis.Finding, unmeasured []tracker.NodeCount) []tracker.NodeCount {
-	nodes, links := diagnosis.Evidence(findings, s.rackNodes(now), unmeasured)
-	s.slowSet.Update(now, nodes)
-	s.slowLinks.Update(now, s.diag.confirmLinks(now, findings, links))
+	racks := s.rackNodes(now)
+	nodes, links := diagnosis.Evidence(findings, racks, unmeasured)
+	nodes = s.notExcluded(nodes)
+	why := reasonsOf(findings, racks, unmeasured)
+	ch := s.slowSet.Update(now, nodes)
+	s.decisions.observe(now, setNodes, why, ch, s.slowSet.Nodes(), s.cfg.SlowSet.LeaveAfter)
+	ch = s.slowLinks.Update(now, s.notExcluded(s.diag.confirmLinks(now, findings, links)))
+	s.decisions.observe(now, setLinks, why, ch, s.slowLinks.Nodes(), s.cfg.SlowSet.LeaveAfter)
 	return nodes
 }
 

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 )
 
@@ -84,7 +85,13 @@ func (s *Server) LoadStateFile(now time.Time, path string) (reports, nodes int, 
 // is logged as an error and the service starts empty: losing the slow-peer
 // reports costs at most one report interval, never the service. It
 // returns where the state came from: a peer's URL, "file", or "empty".
-func (s *Server) StartState(ctx context.Context, peers []string, client *http.Client, path string) string {
+//
+// It ends what BeginRestore began: from its return the Server is ready.
+func (s *Server) StartState(ctx context.Context, peers []string, client *http.Client, path string) (from string) {
+	defer func() {
+		s.restoring.Store(false)
+		s.log.Info("ready", slog.String("state", from))
+	}()
 	if len(peers) > 0 {
 		rctx, cancel := context.WithTimeout(ctx, DefaultRestoreTimeout)
 		peer, err := s.Restore(rctx, peers, client)
@@ -112,50 +119,76 @@ func (s *Server) StartState(ctx context.Context, peers []string, client *http.Cl
 
 // RunStateFile saves the state to path every interval until ctx ends, and
 // once more then, skipping a save when nothing changed. A failed save is
-// logged (once per run of failures) and retried at the next tick. It
-// returns nil.
+// logged (once per run of failures) and retried at the next tick. While
+// it runs, ForgetDataNode saves at once. It returns nil.
 func (s *Server) RunStateFile(ctx context.Context, path string, interval time.Duration) error {
 	if interval <= 0 {
 		panic("BUG: namenode.Server.RunStateFile: interval must be positive")
 	}
+	f := s.useStateFile(path)
+	defer s.saveState.Store(nil)
 	t := time.NewTicker(interval)
 	defer t.Stop()
-	var last []byte
-	failing := false
-	save := func() {
-		now := s.now()
-		st := s.ExportState(now)
-		st.SavedAt = time.Time{} // changes every time: compare without it
-		b, err := MarshalState(st)
-		if err == nil && bytes.Equal(b, last) {
-			return
-		}
-		if err == nil {
-			st.SavedAt = now
-			var doc []byte
-			if doc, err = MarshalState(st); err == nil {
-				err = writeFileAtomic(path, doc)
-			}
-		}
-		if err != nil {
-			if !failing {
-				s.log.Error("save state", slog.Any("err", err))
-			}
-			failing = true
-			return
-		}
-		if failing {
-			s.log.Info("state saved again", slog.String("file", path))
-		}
-		failing, last = false, b
-	}
 	for {
 		select {
 		case <-ctx.Done():
-			save()
+			f.save(false)
 			return nil
 		case <-t.C:
-			s.heavy.do(ctx, save)
+			s.heavy.do(ctx, func() { f.save(false) })
 		}
 	}
+}
+
+// useStateFile returns the saver of path, and makes ForgetDataNode save
+// with it.
+func (s *Server) useStateFile(path string) *stateFile {
+	f := &stateFile{s: s, path: path}
+	now := func() error { return f.save(true) }
+	s.saveState.Store(&now)
+	return f
+}
+
+// stateFile saves a Server's state to its file. Safe for concurrent use.
+type stateFile struct {
+	s    *Server
+	path string
+
+	mu      sync.Mutex
+	last    []byte // the state last saved, without its time
+	failing bool   // the last save failed
+}
+
+// save writes the state unless it is what the file holds, and logs a
+// failure (once per run of them) and the first success after; force
+// returns the error instead of logging it.
+func (f *stateFile) save(force bool) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	now := f.s.now()
+	st := f.s.ExportState(now)
+	st.SavedAt = time.Time{} // changes every time: compare without it
+	b, err := MarshalState(st)
+	if err == nil && bytes.Equal(b, f.last) {
+		return nil
+	}
+	if err == nil {
+		st.SavedAt = now
+		var doc []byte
+		if doc, err = MarshalState(st); err == nil {
+			err = writeFileAtomic(f.path, doc)
+		}
+	}
+	if err != nil {
+		if !f.failing && !force {
+			f.s.log.Error("save state", slog.Any("err", err))
+		}
+		f.failing = true
+		return err
+	}
+	if f.failing {
+		f.s.log.Info("state saved again", slog.String("file", f.path))
+	}
+	f.failing, f.last = false, b
+	return nil
 }

@@ -35,15 +35,19 @@ func parseTop(q string) (int, error) {
 
 // dataNodeJSON is one element of the /v1/datanodes answer.
 type dataNodeJSON struct {
-	Node  string `json:"node"`
-	State State  `json:"state"`
+	Node string `json:"node"`
+	// State is live, stale, dead or excluded (StateOf).
+	State State `json:"state"`
 	// LastHeartbeatMs is the arrival of the newest heartbeat, in
 	// milliseconds since the Unix epoch.
 	LastHeartbeatMs int64 `json:"lastHeartbeat"`
+	// HTTPAddress is the agent's HTTP port (its /jmx and /metrics), as
+	// its heartbeats announce it; absent without one.
+	HTTPAddress string `json:"httpAddress,omitempty"`
 }
 
 // dataNodes handles GET /v1/datanodes[?limit=N][&after=ID]: the nodes
-// with their state, sorted by node id, as the JSON array of DESIGN.md.
+// with their state (StateOf) and HTTP address, sorted by node id, as the JSON array of DESIGN.md.
 // Without limit it is every node (at most MaxDataNodes). With limit, at
 // most N nodes whose id sorts after ID; when more follow, a Link header
 // (RFC 8288, rel="next") gives the URL of the next page, so the body keeps
@@ -59,14 +63,16 @@ func (s *Server) dataNodes(c *gin.Context) {
 		limit = n
 	}
 	after := c.Query("after")
-	list, more := s.nodes.Page(s.now(), after, limit)
+	now := s.now()
+	list, more := s.nodes.Page(now, after, limit)
 	if more {
 		next := url.Values{"limit": {strconv.Itoa(limit)}, "after": {list[len(list)-1].Node}}
 		c.Header("Link", fmt.Sprintf("<%s?%s>; rel=\"next\"", DataNodesPath, next.Encode()))
 	}
 	out := make([]dataNodeJSON, len(list))
 	for i, n := range list {
-		out[i] = dataNodeJSON{Node: n.Node, State: n.State, LastHeartbeatMs: n.LastHeartbeat.UnixMilli()}
+		out[i] = dataNodeJSON{Node: n.Node, State: s.StateOf(now, n), LastHeartbeatMs: n.LastHeartbeat.UnixMilli(),
+			HTTPAddress: n.HTTPAddress}
 	}
 	c.JSON(http.StatusOK, out)
 }

@@ -83,9 +83,12 @@ func TestDataNodesView(t *testing.T) {
 	// Reference: DatanodeManager.isDatanodeDead, dead after
 	// 2 × 5m + 10 × 3s = 10m30s without a heartbeat.
 	clock.Advance(5*time.Minute + 30*time.Second + time.Nanosecond)
+	mustHeartbeat(t, s, reports.Heartbeat{Node: "10.0.0.4:9866", HTTPAddress: "10.0.0.4:9864"})
 	w := do(t, s, "GET", DataNodesPath, "")
-	want := fmt.Sprintf(`[{"node":"10.0.0.2:9866","state":"live","lastHeartbeat":%d},{"node":"10.0.0.3:9866","state":"dead","lastHeartbeat":%d}]`,
-		t0.Add(5*time.Minute).UnixMilli(), t0.UnixMilli())
+	// 10.0.0.2 is silent for 5m30s: stale (dfs.namenode.stale.datanode.interval, 30s).
+	want := fmt.Sprintf(`[{"node":"10.0.0.2:9866","state":"stale","lastHeartbeat":%d},{"node":"10.0.0.3:9866","state":"dead","lastHeartbeat":%d},`+
+		`{"node":"10.0.0.4:9866","state":"live","lastHeartbeat":%d,"httpAddress":"10.0.0.4:9864"}]`,
+		t0.Add(5*time.Minute).UnixMilli(), t0.UnixMilli(), clock.Now().UnixMilli())
 	if w.Code != 200 || w.Body.String() != want {
 		t.Fatalf("/v1/datanodes = %d %s\nwant %s", w.Code, w.Body, want)
 	}

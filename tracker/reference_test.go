@@ -95,6 +95,21 @@ func (n *naiveTracker) Expire(now time.Time) int {
 	return deleted
 }
 
+func (n *naiveTracker) Forget(node string) int {
+	deleted := len(n.reports[node])
+	delete(n.reports, node)
+	for slow, m := range n.reports {
+		if _, ok := m[node]; ok {
+			delete(m, node)
+			deleted++
+		}
+		if len(m) == 0 {
+			delete(n.reports, slow)
+		}
+	}
+	return deleted
+}
+
 func (n *naiveTracker) Counts(now time.Time) []NodeCount {
 	out := []NodeCount{}
 	for slow := range n.reports {
@@ -144,7 +159,7 @@ func TestTrackerMatchesReference(t *testing.T) {
 				now = now.Add(-time.Duration(rng.IntN(3)) * time.Second)
 			}
 			when := now.Sub(trackerT0)
-			switch op := rng.IntN(10); {
+			switch op := rng.IntN(11); {
 			case op < 4:
 				reporter := names[rng.IntN(len(names))]
 				peers := make([]reports.SlowPeer, rng.IntN(5))
@@ -170,6 +185,12 @@ func TestTrackerMatchesReference(t *testing.T) {
 				log = append(log, fmt.Sprintf("+%v Counts", when))
 				if got, want := tr.Counts(now), ref.Counts(now); !slices.Equal(got, want) {
 					fail("Counts = %v, want %v", got, want)
+				}
+			case op < 9:
+				node := names[rng.IntN(len(names))]
+				log = append(log, fmt.Sprintf("+%v Forget(%s)", when, node))
+				if got, want := tr.Forget(node), ref.Forget(node); got != want {
+					fail("Forget = %d, want %d", got, want)
 				}
 			default:
 				log = append(log, fmt.Sprintf("+%v Expire", when))

@@ -3,6 +3,7 @@ package tracker
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -98,8 +99,12 @@ type slowState struct {
 	// since is when the current unbroken streak of reports began (for a
 	// node not yet a member).
 	since time.Time
-	// last is the last Update that reported the node.
-	last time.Time
+	// entered is when the node became a member.
+	entered time.Time
+	// last is the last Update that reported the node, and reporters its
+	// count there.
+	last      time.Time
+	reporters int
 }
 
 // NewSlowSet returns an empty SlowSet. It panics if cfg is not valid.
@@ -134,9 +139,9 @@ func (s *SlowSet) Update(now time.Time, counts []NodeCount) Change {
 			st = &slowState{since: now}
 			s.nodes[c.Node] = st
 		}
-		st.last = now
+		st.last, st.reporters = now, c.Reporters
 		if !st.member && now.Sub(st.since) >= s.cfg.EnterAfter {
-			st.member = true
+			st.member, st.entered = true, now
 			s.n++
 			ch.Entered = append(ch.Entered, c.Node)
 		}
@@ -188,4 +193,56 @@ func (s *SlowSet) Len() int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.n
+}
+
+// Member is what a SlowSet knows of one of its members.
+type Member struct {
+	// Node is the member's name.
+	Node string
+	// Since is when it entered: the Update that made it a member.
+	Since time.Time
+	// FoundSince is when the unbroken streak of reports that made it a
+	// member began: Since less at least EnterAfter.
+	FoundSince time.Time
+	// LastReported is the last Update that reported it with at least
+	// EnterReporters, and Reporters its count there. A member is in its
+	// quiet period when LastReported is before the last Update.
+	LastReported time.Time
+	Reporters    int
+}
+
+// Members returns the members, sorted by name.
+func (s *SlowSet) Members() []Member {
+	s.mu.RLock()
+	out := make([]Member, 0, s.n)
+	for node, st := range s.nodes {
+		if st.member {
+			out = append(out, Member{Node: node, Since: st.entered, FoundSince: st.since,
+				LastReported: st.last, Reporters: st.reporters})
+		}
+	}
+	s.mu.RUnlock()
+	slices.SortFunc(out, func(a, b Member) int { return strings.Compare(a.Node, b.Node) })
+	return out
+}
+
+// Remove drops every node, member or in a streak, for which drop returns
+// true, and returns the members it dropped, sorted: a node an operator
+// excluded or forgot leaves at once, without its quiet period, and must
+// be reported for EnterAfter again to come back.
+func (s *SlowSet) Remove(drop func(node string) bool) (left []string) {
+	s.mu.Lock()
+	for node, st := range s.nodes {
+		if !drop(node) {
+			continue
+		}
+		if st.member {
+			s.n--
+			left = append(left, node)
+		}
+		delete(s.nodes, node)
+	}
+	s.mu.Unlock()
+	slices.Sort(left)
+	return left
 }

@@ -90,3 +90,39 @@ func TestSlowSetConfigValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestSlowSetMembersAndRemove: Members says since when and on how many
+// reporters each member is in; Remove drops nodes at once, members and
+// nodes in a streak, which must then be reported for EnterAfter again.
+func TestSlowSetMembersAndRemove(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)
+	s := NewSlowSet(SlowSetConfig{EnterAfter: 2 * time.Minute, EnterReporters: 2, LeaveAfter: time.Hour})
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	for m := range 3 {
+		s.Update(at(m), []NodeCount{{Node: "a", Reporters: 2 + m}, {Node: "b", Reporters: 2}})
+	}
+	s.Update(at(3), []NodeCount{{Node: "b", Reporters: 4}, {Node: "c", Reporters: 2}})
+	want := []Member{
+		{Node: "a", Since: at(2), FoundSince: at(0), LastReported: at(2), Reporters: 4},
+		{Node: "b", Since: at(2), FoundSince: at(0), LastReported: at(3), Reporters: 4},
+	}
+	if got := s.Members(); !slices.Equal(got, want) {
+		t.Fatalf("Members = %+v\nwant %+v", got, want)
+	}
+	if left := s.Remove(func(n string) bool { return n != "b" }); !slices.Equal(left, []string{"a"}) {
+		t.Fatalf("Remove left %v, want [a] (c was not a member)", left)
+	}
+	if s.Len() != 1 || !s.Contains("b") || s.Contains("a") {
+		t.Fatalf("after Remove: %v", s.Nodes())
+	}
+	// c's streak was dropped too: two more minutes of reports from now.
+	s.Update(at(4), []NodeCount{{Node: "c", Reporters: 2}})
+	s.Update(at(5), []NodeCount{{Node: "c", Reporters: 2}})
+	if s.Contains("c") {
+		t.Fatal("c entered on the streak Remove dropped")
+	}
+	s.Update(at(6), []NodeCount{{Node: "c", Reporters: 2}})
+	if !s.Contains("c") {
+		t.Fatal("c did not enter after a new streak of EnterAfter")
+	}
+}

@@ -1,16 +1,22 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/colinmarc/hdfs/v2/hadoopconf"
+	"github.com/slowpeer/slowpeer/hadoopconf"
 )
+
+// confPath is where both daemons serve their effective configuration, as
+// Hadoop daemons serve /conf (package hadoopconf).
+const confPath = "/conf"
 
 // hadoopConf is the flat key/value configuration of a daemon: the files of
 // a Hadoop configuration directory overlaid with -D options. The daemons'
@@ -19,9 +25,15 @@ import (
 type hadoopConf map[string]string
 
 // confFlags are the -conf DIR and -D key=value flags shared by the daemons.
+// After load, loaded holds every property with its source, for /conf and
+// for the errors and warnings that name where a value came from.
 type confFlags struct {
-	dir  string
-	defs []string
+	dir    string
+	defs   []string
+	loaded hadoopconf.Conf
+	// ignored are the -D options a final property of a file kept from
+	// taking effect, as Hadoop ignores them.
+	ignored []string
 }
 
 // register adds -conf and -D to fs, and to its usage the daemon's keys
@@ -51,32 +63,80 @@ func (c *confFlags) register(fs *flag.FlagSet, defaults ...[]keyDefault) {
 // load reads core-site.xml, hdfs-site.xml and mapred-site.xml from -conf
 // DIR (else from $HADOOP_CONF_DIR, when set) and applies the -D options.
 // A -conf DIR that does not exist is an error; a directory with none of
-// the files is not, as for Hadoop.
+// the files is not, as for Hadoop. A file that does not parse is an error
+// naming it.
 func (c *confFlags) load() (hadoopConf, error) {
 	dir := c.dir
 	if dir == "" {
 		dir = os.Getenv("HADOOP_CONF_DIR")
 	}
-	conf := hadoopConf{}
+	c.loaded, c.ignored = hadoopconf.Conf{}, nil
 	if dir != "" {
 		if st, err := os.Stat(dir); err != nil {
 			return nil, fmt.Errorf("read configuration: %w", err)
 		} else if !st.IsDir() {
 			return nil, fmt.Errorf("read configuration: %s is not a directory", dir)
 		}
-		files, err := hadoopconf.Load(dir)
-		if err != nil {
-			return nil, fmt.Errorf("read configuration in %s: %w", dir, err)
-		}
-		for k, v := range files {
-			conf[strings.TrimSpace(k)] = v
+		if err := c.loaded.ReadDir(dir); err != nil {
+			return nil, err
 		}
 	}
 	for _, d := range c.defs {
 		k, v, _ := strings.Cut(d, "=")
-		conf[strings.TrimSpace(k)] = v
+		if !c.loaded.Set(hadoopconf.Property{Key: strings.TrimSpace(k), Value: v, Source: hadoopconf.SourceCommandLine}) {
+			c.ignored = append(c.ignored, strings.TrimSpace(k))
+		}
+	}
+	conf := hadoopConf{}
+	for _, p := range c.loaded.Properties() {
+		conf[p.Key] = p.Value
 	}
 	return conf, nil
+}
+
+// where says where key's value came from, for an error: "set in
+// hdfs-site.xml in DIR" or "set with -D".
+func (c *confFlags) where(key string) string {
+	p, ok := c.loaded.Get(key)
+	switch {
+	case !ok:
+		return ""
+	case p.Source == hadoopconf.SourceCommandLine:
+		return "set with -D"
+	}
+	dir := c.dir
+	if dir == "" {
+		dir = os.Getenv("HADOOP_CONF_DIR")
+	}
+	return "set in " + filepath.Join(dir, p.Source)
+}
+
+// named adds to a configuration error where the value of its key came
+// from.
+func (c *confFlags) named(err error) error {
+	var ke *keyError
+	if errors.As(err, &ke) {
+		if w := c.where(ke.key); w != "" {
+			return fmt.Errorf("%w (%s)", err, w)
+		}
+	}
+	return err
+}
+
+// properties returns the effective configuration for /conf: every
+// property of the files and -D, and the default of every key of defaults
+// that they leave unset, sorted by key.
+func (c *confFlags) properties(defaults ...[]keyDefault) []hadoopconf.Property {
+	var all hadoopconf.Conf
+	for _, ds := range defaults {
+		for _, d := range ds {
+			all.Set(hadoopconf.Property{Key: d.name, Value: d.value, Source: hadoopconf.SourceDefault})
+		}
+	}
+	for _, p := range c.loaded.Properties() {
+		all.Set(p)
+	}
+	return all.Properties()
 }
 
 // value returns the trimmed value of key and whether it is set to

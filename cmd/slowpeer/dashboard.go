@@ -62,19 +62,15 @@ func (s *dashboardSource) Snapshot(now time.Time) dashboard.View {
 	for _, n := range s.srv.Tracker().Top(now, dashboardMaxSlowNodes) {
 		v.SlowNodes = append(v.SlowNodes, dashboard.SlowNode{Node: n.Node, Reporters: n.Reporters})
 	}
-	staleAfter := s.srv.Config().StaleAfter() // as /jmx counts NumStaleDataNodes
+	nodes, links := s.srv.SlowSets(now)
+	v.SlowSet = &dashboard.SlowSet{Nodes: slowSetMembers(nodes), Links: slowSetMembers(links)}
 	for _, d := range s.srv.DataNodes().List(now) {
-		state := dashboard.Live
-		switch {
-		case d.State == namenode.Dead:
-			state = dashboard.Dead
-		case now.Sub(d.LastHeartbeat) >= staleAfter:
-			state = dashboard.Stale
-		}
-		v.DataNodes = append(v.DataNodes, dashboard.DataNode{Node: d.Node, State: state, LastHeartbeat: d.LastHeartbeat})
+		// The states are the dashboard's words for namenode's.
+		v.DataNodes = append(v.DataNodes, dashboard.DataNode{Node: d.Node, State: string(s.srv.StateOf(now, d)),
+			LastHeartbeat: d.LastHeartbeat, HTTPAddress: d.HTTPAddress})
 	}
 	if s.picker != nil {
-		slow := s.srv.SlowHosts(now)
+		slow := s.srv.AvoidedHosts(now)
 		hs := &dashboard.HiveServers{}
 		for _, st := range s.picker.Servers(now, slow) {
 			hs.Servers = append(hs.Servers, dashboard.HiveServer{Server: st.Server, Running: st.Running,
@@ -102,6 +98,20 @@ func (s *dashboardSource) Snapshot(now time.Time) dashboard.View {
 		v.Cluster = s.cluster(now)
 	}
 	return v
+}
+
+// slowSetMembers are the dashboard's rows of a slow set.
+func slowSetMembers(es []namenode.SlowSetEntry) []dashboard.SlowSetMember {
+	out := make([]dashboard.SlowSetMember, len(es))
+	for i, e := range es {
+		out[i] = dashboard.SlowSetMember{Node: e.Node, Peer: e.Peer, Kind: e.Kind, Rack: e.Rack, Pairs: e.Pairs,
+			LatencyMs: e.LatencyMs, MedianMs: e.MedianMs, Since: e.Since, LastFound: e.LastFound, HTTPAddress: e.HTTPAddress,
+			History: make([]dashboard.HistoryPoint, len(e.History))}
+		for j, p := range e.History {
+			out[i].History[j] = dashboard.HistoryPoint{At: p.At, Pairs: p.Pairs, LatencyMs: p.LatencyMs}
+		}
+	}
+	return out
 }
 
 // mountDashboard serves the dashboard of src on srv: GET and HEAD of

@@ -36,8 +36,11 @@ var chromiumFlags = []string{"headless", "no-sandbox", "disable-gpu", "disable-q
 	"disable-background-networking", "disable-component-update", "disable-sync"}
 
 // TestDashboardInBrowser drives Debian's Chromium against a running
-// "slowpeer namenode" with a slow node: the node shows in the slow-node
-// table and in the heatmap; a new slow node and a changed count arrive
+// "slowpeer namenode" with a slow node: the node shows in the slow set
+// (with why, and links to its agent's /jmx and /metrics), in the table of
+// raw reports and in the heatmap; a node excluded by dfs.hosts.exclude
+// leaves the slow set and is shown excluded; a new slow node and a
+// changed count arrive
 // without a reload and leave the keyboard focus where it was; the page says when the service goes away and carries
 // on when it is back on the same address; and the page writes no console
 // error and throws no exception. It writes a screenshot to
@@ -46,12 +49,18 @@ var chromiumFlags = []string{"headless", "no-sandbox", "disable-gpu", "disable-q
 func TestDashboardInBrowser(t *testing.T) {
 	chromium := testenv.Command(t, "chromium")
 	hive := "-hiveservers=10.0.0.5:10000,hs1.example.com:10000,hs2.example.com:10000"
-	addr, stop := startNamenode(t, hive)
+	exclude := filepath.Join(t.TempDir(), "dfs.exclude")
+	if err := os.WriteFile(exclude, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The slow set without its 3 minutes: a node enters at the next
+	// diagnosis (2 s) that counts it.
+	addr, stop := startNamenode(t, hive, "-D", "slowpeer.slow.enter.after=0", "-D", "dfs.hosts.exclude="+exclude)
 	base := "http://" + addr
 	for i := range 6 {
 		postSlow(t, base, fmt.Sprintf("10.0.0.%d:9866", 10+i), 30+2.5*float64(i), "10.0.0.5:9866")
 	}
-	postSlow(t, base, "10.0.0.5:9866", 0)
+	post(t, base+reports.HeartbeatPath, "application/json", `{"node":"10.0.0.5:9866","httpAddress":"10.0.0.5:9864"}`)
 	postSlow(t, base, "10.0.0.7:9866", 0)
 	postHook(t, base, "hs1.example.com:10000", "q1")
 
@@ -106,6 +115,15 @@ func TestDashboardInBrowser(t *testing.T) {
 		t.Fatalf("/ led to %q, want %s", got, dashboard.Path)
 	}
 	waitFor(t, bctx, "the page to go live", `document.getElementById("status").textContent.startsWith("Live")`)
+	// The slow set, what the service decided, with why and links to the
+	// agent; the raw reports apart.
+	waitFor(t, bctx, "the slow set", `(() => {
+		const rows = [...document.querySelectorAll("#slowset tbody tr")];
+		return rows.length === 1 && rows[0].cells[0].textContent === "10.0.0.5:9866" &&
+			rows[0].cells[1].textContent.startsWith("reports of agents") && rows[0].cells[2].textContent === "6" &&
+			rows[0].querySelector('a[href="http://10.0.0.5:9864/jmx"]') !== null &&
+			document.querySelector('#datanodes a[href="http://10.0.0.5:9864/metrics"]') !== null;
+	})()`)
 	rows := eval[[]string](t, bctx, `[...document.querySelectorAll("#slow tbody tr")].map(r => r.cells[0].textContent + " " + r.cells[1].textContent)`)
 	if len(rows) != 1 || !strings.HasPrefix(rows[0], "10.0.0.5:9866 6: 10.0.0.10:9866, ") {
 		t.Fatalf("slow-node table rows %q", rows)
@@ -133,12 +151,25 @@ func TestDashboardInBrowser(t *testing.T) {
 			rows.some(r => r.cells[0].textContent === "10.0.0.5:9866" && r.cells[1].textContent.startsWith("7: ")) &&
 			[...document.querySelectorAll("#heatmap-table thead th")].some(e => e.textContent === "10.0.0.7:9866");
 	})()`)
-	if summary := eval[string](t, bctx, `document.getElementById("summary").textContent`); !strings.HasPrefix(summary, "2 slow nodes;") {
+	waitFor(t, bctx, "the new slow node in the slow set", `document.getElementById("summary").textContent.startsWith("2 nodes in the slow set;")`)
+	if summary := eval[string](t, bctx, `document.getElementById("summary").textContent`); !strings.Contains(summary, "; 2 nodes reported slow by peers;") {
 		t.Fatalf("summary %q", summary)
 	}
 	if !eval[bool](t, bctx, `document.activeElement.matches("#heatmap .scroll")`) {
 		t.Fatal("the update took the focus from the heatmap")
 	}
+	// Excluded: out of the slow set at once, said so among the DataNodes.
+	if err := os.WriteFile(exclude, []byte("10.0.0.7:9866\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := runCmd(t, "", "admin", "-namenode", base, "-refresh-nodes"); code != 0 {
+		t.Fatalf("admin -refresh-nodes: %d %s %s", code, out, errOut)
+	}
+	waitFor(t, bctx, "the excluded node out of the slow set", `(() => {
+		const set = [...document.querySelectorAll("#slowset tbody tr")].map(r => r.cells[0].textContent);
+		const ex = [...document.querySelectorAll("#datanodes tr.excluded")].map(r => r.cells[0].textContent + " " + r.cells[1].textContent);
+		return set.join() === "10.0.0.5:9866" && ex.join() === "10.0.0.7:9866 excluded (dfs.hosts.exclude)";
+	})()`)
 	shot, err := chromedp.Run(bctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatalf("screenshot: %v", err)

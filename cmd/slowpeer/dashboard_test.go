@@ -48,7 +48,7 @@ func TestDashboardMounted(t *testing.T) {
 	w = serveOne(s, "GET", dashboard.Path, "", "")
 	body := w.Body.String()
 	for _, want := range []string{
-		"1 slow node;",
+		"1 node in the slow set; 1 node reported slow by peers;",
 		"5 DataNodes: 4 live, 1 stale, 0 dead; HiveServer pick: hs1.example.com:10000.",
 		`<th scope="row">10.0.0.5:9866</th><td>3: 10.0.0.2:9866, 10.0.0.3:9866, 10.0.0.4:9866</td><td>30.0</td><td>2.00</td><td>15.0×</td>`,
 		`<tr class="stale"><th scope="row">10.0.0.9:9866</th><td>stale</td>`,

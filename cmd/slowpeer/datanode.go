@@ -11,10 +11,12 @@ import (
 
 	"github.com/slowpeer/slowpeer/datanode"
 	"github.com/slowpeer/slowpeer/discovery"
+	"github.com/slowpeer/slowpeer/hadoopconf"
 )
 
 const datanodeSynopsis = "-id HOST:PORT -namenode SERVICES [-data-listen ADDR] [-http-listen ADDR] [-peers H:P,...] [-conf DIR] [-D key=value]...\n" +
-	"                         [-hadoop-jmx URL] [-fault-receive-delay D] [-auth-token-file F] [-tls-ca F [-tls-cert F -tls-key F]]"
+	"                         [-hadoop-jmx URL] [-fault-receive-delay D] [-auth-token-file F] [-tls-ca F [-tls-cert F -tls-key F]]\n" +
+	"                         [-log-level LEVEL] [-log-format text|json]"
 
 // datanodeFlags are the flags of "slowpeer datanode".
 type datanodeFlags struct {
@@ -27,6 +29,7 @@ type datanodeFlags struct {
 	hadoopJMX  string
 	faultDelay time.Duration
 	client     clientFlags
+	log        logFlags
 }
 
 func (f *datanodeFlags) register(fs *flag.FlagSet) {
@@ -38,6 +41,7 @@ func (f *datanodeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.hadoopJMX, "hadoop-jmx", "", "`URL` of a Hadoop DataNode's /jmx whose SendPacketDownstreamAvgInfo replaces the probes")
 	fs.DurationVar(&f.faultDelay, "fault-receive-delay", 0, "wait `D` before acknowledging each probe packet received (fault injection)")
 	f.client.register(fs, "every heartbeat")
+	f.log.register(fs)
 	f.conf.register(fs, datanodeKeys.defaults(datanode.DefaultConfig()))
 }
 
@@ -52,17 +56,28 @@ func runDatanode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
 	}
+	log, err := f.log.logger(stderr)
+	if err != nil {
+		return usageError{err}
+	}
 	cfg, err := f.config()
 	if err != nil {
 		return usageError{err}
+	}
+	for _, w := range keyWarnings(&f.conf, "datanode", datanodeKeyNames(), namenodeKeyNames(), "namenode") {
+		log.Warn(w)
+	}
+	for _, w := range peerWarnings(cfg) {
+		log.Warn(w)
 	}
 	tlsCfg, reload, err := f.client.tls()
 	if err != nil {
 		return usageError{err}
 	}
 	cfg.TLS = tlsCfg
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	cfg.Logger = log
+	props := f.conf.properties(datanodeKeys.defaults(datanode.DefaultConfig()))
+	cfg.Conf = hadoopconf.Handler(func() []hadoopconf.Property { return props })
 	agent, err := datanode.New(cfg)
 	if err != nil {
 		return usageError{err}
@@ -133,7 +148,7 @@ func (f *datanodeFlags) config() (datanode.Config, error) {
 		return cfg, err
 	}
 	if err := datanodeConf(conf, &cfg); err != nil {
-		return cfg, err
+		return cfg, f.conf.named(err)
 	}
 	if f.httpListen != "" {
 		cfg.HTTPListen = f.httpListen

@@ -52,14 +52,14 @@ func runDetect(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		name = fs.Arg(0)
 		f, err := os.Open(name)
 		if err != nil {
-			return usageError{fmt.Errorf("read input: %w", err)}
+			return inputError{fmt.Errorf("read input: %w", err)}
 		}
 		defer f.Close()
 		in = f
 	}
 	latencies, err := decodeLatencies(in)
 	if err != nil {
-		return usageError{fmt.Errorf("read %s: %w", name, err)}
+		return inputError{fmt.Errorf("read %s: %w", name, err)}
 	}
 
 	d := outlier.New(*minResources, time.Duration(*lowMs*float64(time.Millisecond)))

@@ -95,10 +95,21 @@ func TestDetectBadInput(t *testing.T) {
 	f(`{"a":1e999}`, nil, "not a finite number")
 	f(`{"a":NaN}`, nil, "not JSON")
 	f(`{}`, []string{"/nonexistent/file"}, "no such file")
-	f(`{}`, []string{"a", "b"}, "at most one input file")
-	f(`{}`, []string{"-min-resources", "0"}, "at least 1")
-	f(`{}`, []string{"-low-threshold-ms", "-1"}, "negative")
-	f(`{}`, []string{"-low-threshold-ms", "NaN"}, "not a finite number")
+
+	// A bad command line: the one line, and where the flags are.
+	usage := func(args []string, wantErr string) {
+		t.Helper()
+		code, out, errOut := runCmd(t, "{}", append([]string{"detect"}, args...)...)
+		want := "\nRun \"slowpeer detect -h\" for its flags.\n"
+		if code != 2 || out != "" || strings.Count(errOut, "\n") != 2 || !strings.Contains(errOut, wantErr) || !strings.HasSuffix(errOut, want) {
+			t.Fatalf("detect %v: exit %d, stdout %q, stderr %q; want 2, nothing, %q and the pointer to -h", args, code, out, errOut, wantErr)
+		}
+	}
+	usage([]string{"a", "b"}, "at most one input file")
+	usage([]string{"-min-resources", "0"}, "at least 1")
+	usage([]string{"-low-threshold-ms", "-1"}, "negative")
+	usage([]string{"-low-threshold-ms", "NaN"}, "not a finite number")
+	usage([]string{"-nope"}, "flag provided but not defined: -nope")
 }
 
 func FuzzDecodeLatencies(f *testing.F) {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 )
 
 // errHelp is returned by parseFlags when -h was asked for; the usage has
@@ -29,19 +30,50 @@ func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-// parseFlags parses args and turns flag's errors into a usageError (exit 2)
-// and -h into errHelp (exit 0).
+// parseFlags parses args and turns flag's errors into a usageError (exit 2:
+// the caller prints the one line and a pointer to -h, not the usage) and
+// -h into errHelp, after the usage is printed (exit 0). A duration flag
+// given a value without a unit says which units it takes.
 func parseFlags(fs *flag.FlagSet, args []string) error {
+	fs.VisitAll(func(f *flag.Flag) {
+		if g, ok := f.Value.(flag.Getter); ok {
+			if _, ok := g.Get().(time.Duration); ok {
+				f.Value = durationFlag{f.Value}
+			}
+		}
+	})
+	out, usage := fs.Output(), fs.Usage
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	err := fs.Parse(args)
+	fs.SetOutput(out)
+	fs.Usage = usage
 	if errors.Is(err, flag.ErrHelp) {
+		fs.Usage()
 		return errHelp
 	}
 	if err != nil {
-		// flag has printed the error and the usage already.
 		return usageError{err}
 	}
 	return nil
 }
+
+// durationFlag is a Go duration flag whose errors say what is expected;
+// flag's own says "parse error".
+type durationFlag struct{ flag.Value }
+
+func (d durationFlag) Set(s string) error {
+	if _, err := time.ParseDuration(s); err != nil {
+		if strings.Contains(err.Error(), "missing unit") {
+			return fmt.Errorf("%q has no unit: write it with one, such as 50ms, 30s or 5m", s)
+		}
+		return fmt.Errorf("%q is not a duration such as 50ms, 30s or 5m", s)
+	}
+	return d.Value.Set(s)
+}
+
+// Get returns the duration, so that the flag stays a flag.Getter.
+func (d durationFlag) Get() any { return d.Value.(flag.Getter).Get() }
 
 // parseFlagsOnly is parseFlags for a command that takes no arguments
 // beside its flags.

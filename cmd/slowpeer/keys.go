@@ -73,11 +73,20 @@ func (ks keys[C]) apply(conf hadoopConf, cfg *C) error {
 			continue
 		}
 		if err := k.set(cfg, v); err != nil {
-			return fmt.Errorf("configuration %s: %w", k.name, err)
+			return &keyError{key: k.name, err: err}
 		}
 	}
 	return nil
 }
+
+// keyError is a bad value of a configuration key.
+type keyError struct {
+	key string
+	err error
+}
+
+func (e *keyError) Error() string { return fmt.Sprintf("configuration %s: %v", e.key, e.err) }
+func (e *keyError) Unwrap() error { return e.err }
 
 // set parses v and stores it in k's field of cfg.
 func (k key[C]) set(cfg *C, v string) error {

@@ -90,6 +90,8 @@ var namenodeKeys = keys[namenode.Config]{
 		field: func(c *namenode.Config) any { return &c.SlowNodesFloor }},
 	{name: namenode.TopologyFileKey, unit: text,
 		field: func(c *namenode.Config) any { return &c.TopologyFile }, note: "none"},
+	{name: namenode.HostsExcludeKey, unit: text,
+		field: func(c *namenode.Config) any { return &c.HostsExcludeFile }, note: "none"},
 	{name: namenode.SlowEnterAfterKey, unit: millis, zero: true,
 		field: func(c *namenode.Config) any { return &c.SlowSet.EnterAfter }},
 	{name: namenode.SlowEnterReportersKey, unit: count, min: 1, max: math.MaxInt32,

@@ -26,6 +26,7 @@ var commands = []command{
 	{"namenode", "run the NameNode-side service (heartbeats, /slowpeers, /jmx, /metrics, HiveServer picker)", runNamenode},
 	{"datanode", "run the DataNode-side agent (probes, peer metrics, heartbeats)", runDatanode},
 	{"report", "print the slow-node report of a NameNode-side service", runReport},
+	{"admin", "list the DataNodes (-report), re-read dfs.hosts.exclude (-refresh-nodes), forget a DataNode (-forget)", runAdmin},
 	{"hiveserver", "ask a NameNode-side service which HiveServer to use", runHiveserver},
 	{"demo", "run a service and a dozen agents on loopback, one of them slow", runDemo},
 	{"simulate", "run a simulated cluster through a fault: slowpeer's detection beside Hadoop's", runSimulate},
@@ -38,6 +39,13 @@ type usageError struct{ err error }
 
 func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
+
+// inputError marks an error in the input a command reads (not its command
+// line): the process exits 2 with the one line, and no pointer to -h.
+type inputError struct{ err error }
+
+func (e inputError) Error() string { return e.err.Error() }
+func (e inputError) Unwrap() error { return e.err }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -65,13 +73,17 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		err := c.run(ctx, args[1:], stdin, stdout, stderr)
 		var ue usageError
+		var ie inputError
 		switch {
 		case err == nil:
 			return 0
 		case errors.Is(err, errHelp):
 			return 0
-		case errors.As(err, &ue):
+		case errors.As(err, &ie):
 			fmt.Fprintf(stderr, "slowpeer %s: %v\n", c.name, err)
+			return 2
+		case errors.As(err, &ue):
+			fmt.Fprintf(stderr, "slowpeer %s: %v\nRun \"slowpeer %s -h\" for its flags.\n", c.name, err, c.name)
 			return 2
 		default:
 			fmt.Fprintf(stderr, "slowpeer %s: %v\n", c.name, err)

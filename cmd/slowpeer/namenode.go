@@ -8,10 +8,12 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"time"
 
 	"github.com/slowpeer/slowpeer/dashboard"
 	"github.com/slowpeer/slowpeer/discovery"
+	"github.com/slowpeer/slowpeer/hadoopconf"
 	"github.com/slowpeer/slowpeer/hiveserver"
 	"github.com/slowpeer/slowpeer/namenode"
 )
@@ -20,7 +22,7 @@ const namenodeSynopsis = "-listen ADDR [-conf DIR] [-D key=value]... [-store DSN
 	" [-auth-reads] [-tls-cert F -tls-key F [-tls-client-ca F]]" +
 	" [-registry zk://H:P[,H:P]/ROOT | etcd://H:P[,H:P]/ROOT -advertise HOST:PORT]" +
 	" [-hs2-zookeeper H:P[,H:P] [-hs2-namespace NAME] [-hs2-publish-namespace NAME [-hs2-publish-count K]]]" +
-	" [-kyuubi-etcd etcd://H:P[,H:P]/NAMESPACE] [-replicas URL,...] [-state-file F]"
+	" [-kyuubi-etcd etcd://H:P[,H:P]/NAMESPACE] [-replicas URL,...] [-state-file F] [-log-level LEVEL] [-log-format text|json]"
 
 // namenodeFlags are the flags of "slowpeer namenode".
 type namenodeFlags struct {
@@ -35,6 +37,7 @@ type namenodeFlags struct {
 	state       stateFlags
 	kyuubi      kyuubiFlags
 	registry    registryFlags
+	log         logFlags
 }
 
 func (f *namenodeFlags) register(fs *flag.FlagSet) {
@@ -49,8 +52,15 @@ func (f *namenodeFlags) register(fs *flag.FlagSet) {
 	f.state.register(fs)
 	f.kyuubi.register(fs)
 	f.registry.register(fs)
-	f.conf.register(fs, namenodeKeys.defaults(namenode.DefaultConfig()), hiveserverKeys.defaults(hiveserver.DefaultConfig()),
-		registryKeys.defaults(discovery.DefaultReplicaConfig()))
+	f.log.register(fs)
+	f.conf.register(fs, namenodeDefaults()...)
+}
+
+// namenodeDefaults are the keys of "slowpeer namenode" with their
+// defaults: the service's, its picker's and its registry's.
+func namenodeDefaults() [][]keyDefault {
+	return [][]keyDefault{namenodeKeys.defaults(namenode.DefaultConfig()), hiveserverKeys.defaults(hiveserver.DefaultConfig()),
+		registryKeys.defaults(discovery.DefaultReplicaConfig())}
 }
 
 // runNamenode runs the NameNode-side service until ctx ends (SIGINT or
@@ -70,17 +80,24 @@ func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
 	}
+	log, err := f.log.logger(stderr)
+	if err != nil {
+		return usageError{err}
+	}
 	cfg, conf, err := f.config()
 	if err != nil {
 		return usageError{err}
+	}
+	for _, w := range keyWarnings(&f.conf, "namenode", namenodeKeyNames(), datanodeKeyNames(), "datanode") {
+		log.Warn(w)
 	}
 	tlsFiles, err := f.tls.load()
 	if err != nil {
 		return usageError{err}
 	}
 	cfg.TLS = tlsFiles.server
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	cfg.Logger = log
+	cfg.HostsLookup = net.DefaultResolver.LookupHost
 	// Listen first: a taken port fails before the store is opened, and
 	// -listen :0 gives the address to register.
 	ln, err := net.Listen("tcp", cfg.Listen)
@@ -105,11 +122,18 @@ func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		ln.Close()
 		return usageError{err}
 	}
+	if _, err := srv.RefreshNodes(ctx); err != nil {
+		ln.Close()
+		return usageError{err}
+	}
 	mountCluster(srv, replica, self)
+	props := f.conf.properties(namenodeDefaults()...)
+	srv.Handle(http.MethodGet, confPath, hadoopconf.Handler(func() []hadoopconf.Property { return props }))
 	g := newGroup(log)
-	// Before it answers: what the other replicas know (-replicas, and
-	// those registered with -registry), else the file.
-	startState(ctx, g, srv, &f.state, f.store, stateClient(tlsFiles.peer), func() []string {
+	// While it answers /readyz 503 and nothing else: what the other
+	// replicas know (-replicas, and those registered with -registry),
+	// else the file.
+	startState(g, srv, &f.state, f.store, stateClient(tlsFiles.peer), func(ctx context.Context) []string {
 		peers, _ := f.state.peers() // checked
 		if u, _ := f.registry.check(); replica != nil {
 			peers = append(peers, registeredPeers(ctx, u, self, log)...)
@@ -121,9 +145,13 @@ func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		ln.Close()
 		return g.Stop(err)
 	}
-	// SIGHUP re-reads the TLS files, if any; it never ends the service
-	// (systemctl reload sends it).
-	g.Go("TLS reload on SIGHUP", newHangup(log, tlsFiles.reload).run)
+	// SIGHUP re-reads dfs.hosts.exclude and the TLS files, if any; it
+	// never ends the service (systemctl reload sends it).
+	reload := append(tlsFiles.reload, reloadable{name: namenode.HostsExcludeKey, reload: func() error {
+		_, err := srv.RefreshNodes(context.WithoutCancel(ctx))
+		return err
+	}})
+	g.Go("reload on SIGHUP", newHangup(log, reload).run)
 	if replica == nil {
 		g.Go("leader work", work.run)
 	} else {
@@ -225,7 +253,7 @@ func namenodeComponents(ctx context.Context, g *group, f *namenodeFlags, conf ha
 	work := &leaderWork{hs2: &f.hs2, registration: registration, store: store, retention: pcfg.Retention, log: log,
 		eligible: func() []string {
 			now := time.Now()
-			return picker.Ranked(now, srv.SlowHosts(now))
+			return picker.Ranked(now, srv.AvoidedHosts(now))
 		}}
 	if leaderMigrates {
 		work.reload = picker.Refresh
@@ -263,7 +291,7 @@ func (f *namenodeFlags) config() (namenode.Config, hadoopConf, error) {
 		return cfg, nil, err
 	}
 	if err := namenodeConf(conf, &cfg); err != nil {
-		return cfg, nil, err
+		return cfg, nil, f.conf.named(err)
 	}
 	if err := readTopology(&cfg); err != nil {
 		return cfg, nil, err

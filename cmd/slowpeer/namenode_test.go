@@ -223,11 +223,14 @@ func startNamenode(t *testing.T, args ...string) (addr string, stop func() (code
 	// The log says where it listens.
 	var logs strings.Builder
 	lines := bufio.NewScanner(logR)
-	for addr == "" && lines.Scan() {
+	// Then that it has its state: it answers everything from then on.
+	ready := false
+	for !ready && lines.Scan() {
 		logs.WriteString(lines.Text() + "\n")
 		if _, rest, ok := strings.Cut(lines.Text(), "msg=serving listen="); ok {
 			addr = rest
 		}
+		ready = addr != "" && strings.Contains(logs.String(), "msg=ready")
 	}
 	drained := make(chan struct{})
 	go func() {

@@ -15,17 +15,17 @@ import (
 // mountPicker serves the HiveServer picker p beside the slow-peer API of
 // srv: the hook endpoint POST /rest/hiveserver/send (behind the bearer
 // token like every POST), GET /v1/hiveservers and GET /v1/hiveservers/pick,
-// which keep new statements away from the hosts of srv.SlowHosts; and its
-// families on /metrics. now is the clock both read (time.Now outside
-// tests). Call it before srv serves.
+// which keep new statements away from the hosts of srv.AvoidedHosts (slow
+// or excluded); and its families on /metrics. now is the clock both read
+// (time.Now outside tests). Call it before srv serves.
 func mountPicker(srv *namenode.Server, p *hiveserver.Picker, now func() time.Time) {
-	slow := func() []string { return srv.SlowHosts(now()) }
+	slow := func() []string { return srv.AvoidedHosts(now()) }
 	srv.Handle(http.MethodPost, hiveserver.SendPath, p.SendHandler())
 	srv.Handle(http.MethodGet, hiveserver.ServersPath, p.ServersHandler(slow))
 	srv.Handle(http.MethodGet, hiveserver.PickPath, p.PickHandler(slow))
 	srv.AddMetrics(func(w io.Writer) {
 		t := now()
-		writePickerMetrics(w, p.Servers(t, srv.SlowHosts(t)), p.Counters())
+		writePickerMetrics(w, p.Servers(t, srv.AvoidedHosts(t)), p.Counters())
 	})
 }
 
@@ -44,7 +44,7 @@ var pickerGauges = []struct {
 		"Statements on a HiveServer that started and never ended within the query timeout.",
 		func(st hiveserver.Status) float64 { return float64(st.Lost) }},
 	{"slowpeer_hiveserver_slow_host",
-		"1 when the HiveServer's host is among the slow nodes the picker avoids.",
+		"1 when the picker avoids the HiveServer's host: the host of a slow node, or one dfs.hosts.exclude names.",
 		func(st hiveserver.Status) float64 {
 			if st.SlowHost {
 				return 1

@@ -93,7 +93,11 @@ func reportFrom(ctx context.Context, client serviceClient, base string, top int,
 		return err
 	}
 	path, _, _ := strings.Cut(target, "?")
-	return writeServiceDiagnosis(ctx, client, stdout, strings.TrimSuffix(path, namenode.SlowPeersPath))
+	root := strings.TrimSuffix(path, namenode.SlowPeersPath)
+	if err := writeServiceDiagnosis(ctx, client, stdout, root); err != nil {
+		return err
+	}
+	return writeServiceSlowSet(ctx, client, stdout, root)
 }
 
 // reportURL checks -namenode and -top and returns the /slowpeers URL;

@@ -80,18 +80,21 @@ func stateClient(peer *tls.Config) *http.Client {
 	return c
 }
 
-// startState fills srv before it serves, from the first replica that
-// peers names to answer, else from the state file, and adds to g the
-// member that keeps the file. A state that cannot be had is no error: the
-// service starts empty and says why.
-func startState(ctx context.Context, g *group, srv *namenode.Server, f *stateFlags, store string, client *http.Client, peers func() []string) {
+// startState adds to g the member that fills srv, while it already
+// serves /healthz and answers 503 to the rest (namenode.BeginRestore):
+// from the first replica that peers names to answer, else from the state
+// file; then it keeps the file. A state that cannot be had is no error:
+// the service starts empty and says why.
+func startState(g *group, srv *namenode.Server, f *stateFlags, store string, client *http.Client, peers func(context.Context) []string) {
 	path := f.path(store)
-	srv.StartState(ctx, peers(), client, path)
-	client.CloseIdleConnections()
-	if path == "" {
-		return
-	}
-	g.Go("state file", func(ctx context.Context) error {
+	srv.BeginRestore()
+	g.Go("state", func(ctx context.Context) error {
+		srv.StartState(ctx, peers(ctx), client, path)
+		client.CloseIdleConnections()
+		if path == "" {
+			<-ctx.Done()
+			return nil
+		}
 		return srv.RunStateFile(ctx, path, max(srv.Config().HeartbeatInterval, 100*time.Millisecond))
 	})
 }

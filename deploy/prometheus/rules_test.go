@@ -91,3 +91,38 @@ func TestRulesUseExportedMetrics(t *testing.T) {
 		t.Log(scrape.String())
 	}
 }
+
+// TestRunbook: every alert links a section of docs/runbook.md that
+// exists, through its runbook_url annotation.
+func TestRunbook(t *testing.T) {
+	rules, err := os.ReadFile("alerts.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	book, err := os.ReadFile("../../docs/runbook.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	anchors := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^## (.+)$`).FindAllStringSubmatch(string(book), -1) {
+		anchors[strings.ToLower(strings.ReplaceAll(m[1], " ", "-"))] = true
+	}
+	// Each rule is "- alert: NAME" up to the next one.
+	blocks := regexp.MustCompile(`(?m)^\s+- alert: `).Split(string(rules), -1)[1:]
+	if len(blocks) == 0 {
+		t.Fatal("no alert in alerts.yml")
+	}
+	const prefix = "https://github.com/slowpeer/slowpeer/blob/main/docs/runbook.md#"
+	for _, b := range blocks {
+		name := strings.Fields(b)[0]
+		m := regexp.MustCompile(`runbook_url: "([^"]*)"`).FindStringSubmatch(b)
+		switch {
+		case m == nil:
+			t.Errorf("%s has no runbook_url", name)
+		case !strings.HasPrefix(m[1], prefix) || !anchors[strings.TrimPrefix(m[1], prefix)]:
+			t.Errorf("%s: runbook_url %s names no section of docs/runbook.md", name, m[1])
+		case strings.TrimPrefix(m[1], prefix) != strings.ToLower(name):
+			t.Errorf("%s: runbook_url %s is not its own section", name, m[1])
+		}
+	}
+}
