@@ -23,8 +23,8 @@ import (
 // ROOT/leader on the same lease. A lease that expired (the process hung
 // longer than its TTL) starts a new term: a new lease, the same key.
 type etcdReplica struct {
-	r     *Replica
-	cli   *clientv3.Client
+	r   *Replica
+	cli *clientv3.Client
 	key string // the registration's key, once registered
 }
 
