@@ -32,7 +32,7 @@ type runningActor struct {
 
 // newActor builds the actor of the service at u.
 func (a *Agent) newActor(u string) (*actor, error) {
-	c, err := newHeartbeatClient(u, a.cfg.AuthToken, a.client)
+	c, err := newHeartbeatClient(u, a.cfg.AuthToken, a.cfg.FollowNameNodes, a.client)
 	if err != nil {
 		return nil, fmt.Errorf("namenode: %w", err)
 	}

@@ -98,7 +98,7 @@ func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		return usageError{err}
 	}
 	if replica != nil {
-		cfg.State = replica.State
+		cfg.State, cfg.Advertise = replica.State, self
 	}
 	srv, err := namenode.New(cfg)
 	if err != nil {
@@ -109,10 +109,13 @@ func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	g := newGroup(log)
 	// Before it answers: what the other replicas know (-replicas, and
 	// those registered with -registry), else the file.
-	startState(ctx, g, srv, &f.state, f.store, stateClient(tlsFiles.peer), func() []string {
+	peerClient := stateClient(tlsFiles.peer)
+	startState(ctx, g, srv, &f.state, f.store, peerClient, func() []string {
 		peers, _ := f.state.peers() // checked
 		if u, _ := f.registry.check(); replica != nil {
-			peers = append(peers, registeredPeers(ctx, u, self, log)...)
+			actx, cancel := context.WithTimeout(ctx, namenode.DefaultRestoreTimeout)
+			peers = append(peers, trustedPeers(actx, peerClient, registeredPeers(ctx, u, self, log), cfg.AuthToken, log)...)
+			cancel()
 		}
 		return peers
 	})
