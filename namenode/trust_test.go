@@ -88,5 +88,10 @@ func TestAuthenticate(t *testing.T) {
 	f(serve(secret, func(string) string { return "10.1.1.1:9871" }), false)
 	f(serve(func(string) string { return "other" }, same), false)
 	f(serve(secret, func(string) string { return "" }), false)
-	f("http://"+(func() string { ln, _ := net.Listen("tcp", "127.0.0.1:0"); a := ln.Addr().String(); ln.Close(); return a })(), false)
+	f("http://"+(func() string {
+		ln, _ := net.Listen("tcp", "127.0.0.1:0")
+		a := ln.Addr().String()
+		ln.Close()
+		return a
+	})(), false)
 }
