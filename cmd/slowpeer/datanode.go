@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -27,6 +28,10 @@ type datanodeFlags struct {
 	hadoopJMX  string
 	faultDelay time.Duration
 	client     clientFlags
+	// etcd is the TLS of a registry etcd://, from the keys (etcdTLS);
+	// etcdReload what SIGHUP re-reads of it.
+	etcd       *tls.Config
+	etcdReload []reloadable
 }
 
 func (f *datanodeFlags) register(fs *flag.FlagSet) {
@@ -38,7 +43,7 @@ func (f *datanodeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.hadoopJMX, "hadoop-jmx", "", "`URL` of a Hadoop DataNode's /jmx whose SendPacketDownstreamAvgInfo replaces the probes")
 	fs.DurationVar(&f.faultDelay, "fault-receive-delay", 0, "wait `D` before acknowledging each probe packet received (fault injection)")
 	f.client.register(fs, "every heartbeat")
-	f.conf.register(fs, datanodeKeys.defaults(datanode.DefaultConfig()))
+	f.conf.register(fs, datanodeKeys.defaults(datanode.DefaultConfig()), etcdTLSKeys.defaults(discovery.EtcdTLS{}))
 }
 
 // runDatanode runs the DataNode-side agent until ctx ends (SIGINT or
@@ -71,9 +76,10 @@ func runDatanode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	// agent (systemctl reload sends it).
 	g := newGroup(log)
 	g.Go("agent", agent.Run)
-	g.Go("TLS reload on SIGHUP", newHangup(log, reload).run)
+	g.Go("TLS reload on SIGHUP", newHangup(log, append(reload, f.etcdReload...)).run)
 	if discovery.IsRegistryURL(f.namenodes) {
 		u, _ := discovery.ParseRegistryURL(f.namenodes) // checked by config
+		u.TLS = f.etcd
 		reg, err := discovery.OpenRegistry(u, 0, log)
 		if err != nil {
 			return err
@@ -132,6 +138,9 @@ func (f *datanodeFlags) config() (datanode.Config, error) {
 		return cfg, err
 	}
 	if err := datanodeConf(conf, &cfg); err != nil {
+		return cfg, err
+	}
+	if f.etcd, f.etcdReload, err = etcdTLS(conf); err != nil {
 		return cfg, err
 	}
 	if f.httpListen != "" {

@@ -50,7 +50,7 @@ func (f *namenodeFlags) register(fs *flag.FlagSet) {
 	f.kyuubi.register(fs)
 	f.registry.register(fs)
 	f.conf.register(fs, namenodeKeys.defaults(namenode.DefaultConfig()), hiveserverKeys.defaults(hiveserver.DefaultConfig()),
-		registryKeys.defaults(discovery.DefaultReplicaConfig()))
+		registryKeys.defaults(discovery.DefaultReplicaConfig()), etcdTLSKeys.defaults(discovery.EtcdTLS{}))
 }
 
 // runNamenode runs the NameNode-side service until ctx ends (SIGINT or
@@ -78,6 +78,11 @@ func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if err != nil {
 		return usageError{err}
 	}
+	etcdTLSConfig, etcdReload, err := etcdTLS(conf)
+	if err != nil {
+		return usageError{err}
+	}
+	f.registry.tls, f.kyuubi.tls = etcdTLSConfig, etcdTLSConfig
 	cfg.TLS = tlsFiles.server
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	cfg.Logger = log
@@ -126,7 +131,7 @@ func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	}
 	// SIGHUP re-reads the TLS files, if any; it never ends the service
 	// (systemctl reload sends it).
-	g.Go("TLS reload on SIGHUP", newHangup(log, tlsFiles.reload).run)
+	g.Go("TLS reload on SIGHUP", newHangup(log, append(tlsFiles.reload, etcdReload...)).run)
 	if replica == nil {
 		g.Go("leader work", work.run)
 	} else {

@@ -11,19 +11,21 @@ import (
 )
 
 // trustedPeers returns those of peers (base URLs of replicas found in the
-// registry, where anyone who may write can add an entry) that a starting
-// replica may send its token to and take state from: with a token, those
-// that prove they hold it too (namenode.Authenticate), over HTTP or
-// HTTPS; without one, those reached over HTTPS, whose certificate the
-// client verified (the -tls-client-ca CAs, else the system's roots). A
-// plain-HTTP replica of an open service cannot be told from a fake entry
-// and is left out: the state then comes from the file. All are asked at
-// once, within ctx.
+// registry, where anyone who may write can add an entry) that may be sent
+// the token and, for a starting replica, give it their state: those
+// reached over HTTPS, whose certificate the client verified for the host
+// the registry named, and over plain HTTP, with a token, those that
+// prove they hold it too (namenode.Authenticate). A plain-HTTP replica of
+// an open service cannot be told from a fake entry and is left out (the
+// state then comes from the file). All are asked at once, within ctx;
+// log, when set, hears of those left out.
 func trustedPeers(ctx context.Context, client *http.Client, peers []string, token string, log *slog.Logger) []string {
 	ok := make([]bool, len(peers))
 	var wg sync.WaitGroup
 	for i, p := range peers {
 		switch {
+		case strings.HasPrefix(p, "https://"):
+			ok[i] = true // the TLS handshake checks it
 		case token != "":
 			wg.Go(func() {
 				err := namenode.Authenticate(ctx, client, p, namenode.StatePath, token)
@@ -32,8 +34,6 @@ func trustedPeers(ctx context.Context, client *http.Client, peers []string, toke
 				}
 				ok[i] = err == nil
 			})
-		case strings.HasPrefix(p, "https://"):
-			ok[i] = true // the TLS handshake checks it
 		default:
 			log.Warn("a registered replica of an open service over plain HTTP cannot be authenticated: its state is not taken", slog.String("replica", p))
 		}

@@ -3,6 +3,7 @@ package testenv
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"net"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slowpeer/slowpeer/internal/certtest"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 )
@@ -40,10 +42,34 @@ type OwnEtcd struct {
 type EtcdTLS struct {
 	// CertFile and KeyFile are the server's certificate and key.
 	CertFile, KeyFile string
-	// CAFile holds the CA of the clients' certificates.
+	// CAFile holds the CA of the clients' certificates, and of the
+	// server's.
 	CAFile string
+	// ClientCertFile and ClientKeyFile are a client certificate the
+	// server takes.
+	ClientCertFile, ClientKeyFile string
 	// Client is what the test's own client presents and trusts.
 	Client *tls.Config
+}
+
+// NewEtcdTLS makes a CA for the test and, signed by it, the certificate
+// of an etcd on 127.0.0.1 and one of a client, in a directory of the
+// test's own.
+func NewEtcdTLS(t testing.TB) *EtcdTLS {
+	t.Helper()
+	dir := t.TempDir()
+	ca := certtest.NewCA(t, "etcd test CA")
+	e := &EtcdTLS{CAFile: ca.WriteCA(t, dir, "ca.pem")}
+	e.CertFile, e.KeyFile = ca.WritePair(t, dir, "server", "etcd", "127.0.0.1", "localhost")
+	e.ClientCertFile, e.ClientKeyFile = ca.WritePair(t, dir, "client", "slowpeer")
+	pair, err := tls.LoadX509KeyPair(e.ClientCertFile, e.ClientKeyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	roots.AddCert(ca.Cert)
+	e.Client = &tls.Config{RootCAs: roots, Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
+	return e
 }
 
 // StartEtcd starts an etcd of the test's own on loopback, over TLS when
