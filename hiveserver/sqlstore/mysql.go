@@ -39,7 +39,7 @@ func openMySQL(dsn string) (*Store, error) {
 	db.SetMaxOpenConns(8)
 	db.SetMaxIdleConns(8)
 	db.SetConnMaxLifetime(5 * time.Minute)
-	return &Store{db: db, d: mysqlDialect, desc: fmt.Sprintf("mysql:%s/%s", cfg.Addr, cfg.DBName)}, nil
+	return &Store{db: db, d: mysqlDialect, desc: fmt.Sprintf("mysql:%s/%s", cfg.Addr, cfg.DBName), recheck: SchemaRecheck}, nil
 }
 
 // lostRace reports whether err is MySQL telling one of two concurrent
