@@ -26,6 +26,12 @@ type etcdReplica struct {
 	r   *Replica
 	cli *clientv3.Client
 	key string // the registration's key, once registered
+	// lost is the lease of a term that ended as lost (no keep-alive
+	// answered in its TTL), which etcd may still hold, with the
+	// election key on it: an etcd that restarts extends every lease by
+	// its TTL. The next term revokes it, so that its election key does
+	// not hold up the next election that long.
+	lost clientv3.LeaseID
 }
 
 // errLeaseLost ends an etcd term.
@@ -88,6 +94,12 @@ func (e *etcdReplica) term(ctx context.Context) (err error) {
 		return fmt.Errorf("grant a lease: %w", err)
 	}
 	r.heardAt(sent) // a new lease lives at least until sent + TTL
+	if e.lost != 0 {
+		rctx, cancel := e.call(ctx)
+		e.cli.Revoke(rctx, e.lost) // gone already, most often
+		cancel()
+		e.lost = 0
+	}
 	sess, err := concurrency.NewSession(cli, concurrency.WithLease(lease.ID))
 	if err != nil {
 		return fmt.Errorf("keep the lease alive: %w", err)
@@ -103,6 +115,7 @@ func (e *etcdReplica) term(ctx context.Context) (err error) {
 		}
 		sess.Orphan()
 		if errors.Is(err, errLeaseLost) {
+			e.lost = lease.ID
 			return
 		}
 		// Deregister (and resign) by revoking the lease.
