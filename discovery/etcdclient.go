@@ -23,7 +23,10 @@ const etcdMaxReconnectDelay = 2 * time.Second
 // dialed again: a partition (no reset, packets dropped) is then seen
 // within about 15 s instead of TCP's retransmission timeout (minutes).
 // gRPC raises a client's ping interval below 10 s to 10 s, and etcd's
-// default --grpc-keepalive-min-time is 5 s.
+// default --grpc-keepalive-min-time is 5 s. Pings go only while a call or
+// a watch is open: etcd answers pings on an idle connection with GOAWAY
+// "too_many_pings" (it does not permit them without a stream), and a
+// replica and an agent always have a watch open.
 const (
 	etcdKeepAliveTime    = 10 * time.Second
 	etcdKeepAliveTimeout = 5 * time.Second
@@ -46,7 +49,7 @@ func (c etcdDial) connect() (*clientv3.Client, error) {
 	cli, err := clientv3.New(clientv3.Config{
 		Endpoints: c.servers, DialTimeout: c.dialTimeout, Logger: zap.NewNop(),
 		Username: c.user, Password: c.password, TLS: c.tls,
-		DialKeepAliveTime: etcdKeepAliveTime, DialKeepAliveTimeout: etcdKeepAliveTimeout, PermitWithoutStream: true,
+		DialKeepAliveTime: etcdKeepAliveTime, DialKeepAliveTimeout: etcdKeepAliveTimeout,
 		DialOptions: []grpc.DialOption{grpc.WithConnectParams(grpc.ConnectParams{
 			Backoff:           backoff.Config{BaseDelay: 100 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: etcdMaxReconnectDelay},
 			MinConnectTimeout: c.dialTimeout,
