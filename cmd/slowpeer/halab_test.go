@@ -172,7 +172,7 @@ func (r *labRegistry) start() {
 			"--listen-peer-urls", "http://127.0.0.1:2380", "--initial-advertise-peer-urls", "http://127.0.0.1:2380",
 			"--initial-cluster", "lab=http://127.0.0.1:2380")
 	case "zk":
-		r.proc = startLabProc(r.t, r.lab, r.host, "zookeeper", "java", "-Xmx128m", "-cp", zooKeeperClasspath(),
+		r.proc = startLabProc(r.t, r.lab, r.host, "zookeeper", "java", "-Xmx256m", "-cp", zooKeeperClasspath(),
 			"org.apache.zookeeper.server.ZooKeeperServerMain", filepath.Join(r.dir, "zoo.cfg"))
 	}
 	testenv.WaitFor(r.t, r.kind+" in the lab", 60*time.Second, r.ready)

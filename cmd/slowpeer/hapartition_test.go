@@ -390,6 +390,7 @@ func haPartition(t *testing.T, bin, kind string) {
 			t.Logf("log of %s:\n%s", r, procs[r].logText())
 		}
 		t.Logf("log of the agent:\n%s", agentProc.logText())
+		t.Logf("log of %s:\n%s", kind, reg.proc.logText())
 	}
 }
 
