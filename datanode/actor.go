@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/slowpeer/slowpeer/reports"
@@ -62,12 +63,16 @@ type actor struct {
 	counters   *counters
 	log        *slog.Logger
 	waitLogged bool // owned by run: "waits for data" was logged
+	// leaving is set while the service is gone from the registry the
+	// agent follows: run ends at its first failed heartbeat.
+	leaving atomic.Bool
 
 	mu     sync.Mutex
 	status ServiceStatus // guarded by mu
 }
 
-// run sends heartbeats until ctx is done.
+// run sends heartbeats until ctx is done, or, once the service is
+// leaving, until a heartbeat fails.
 func (a *actor) run(ctx context.Context) {
 	s := NewScheduler(time.Now(), a.heartbeat, a.report, a.maxBackoff, a.jitter)
 	timer := time.NewTimer(0)
@@ -79,6 +84,9 @@ func (a *actor) run(ctx context.Context) {
 		case <-timer.C:
 		}
 		a.beat(ctx, s)
+		if s.Failures() > 0 && a.leaving.Load() {
+			return
+		}
 		timer.Reset(s.Next(time.Now()))
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/slowpeer/slowpeer/reports"
@@ -26,14 +27,29 @@ type heartbeatClient struct {
 	endpoint string // base + reports.HeartbeatPath
 	token    string
 	http     *http.Client
+	// prove: the token goes only to a service that proved it holds it
+	// (reports.ChallengeHeader), as one found in a registry over plain
+	// HTTP must; addr is the host:port it must prove it for.
+	prove  bool
+	addr   string
+	proven atomic.Bool
 }
 
-func newHeartbeatClient(base, token string, c *http.Client) (*heartbeatClient, error) {
+// newHeartbeatClient returns the client of the service at base. With
+// registered set (the service was found in a registry, where anyone who
+// may write can add an entry), the token goes to it over plain HTTP only
+// once it proved it holds the token too; over HTTPS the certificate
+// vouches for the host the registry named.
+func newHeartbeatClient(base, token string, registered bool, c *http.Client) (*heartbeatClient, error) {
 	endpoint, err := url.JoinPath(base, reports.HeartbeatPath)
 	if err != nil {
 		return nil, fmt.Errorf("heartbeat URL of %q: %w", base, err)
 	}
-	return &heartbeatClient{base: base, endpoint: endpoint, token: token, http: c}, nil
+	hc := &heartbeatClient{base: base, endpoint: endpoint, token: token, http: c}
+	if u, err := url.Parse(base); err == nil && registered && token != "" && u.Scheme == "http" {
+		hc.prove, hc.addr = true, u.Host
+	}
+	return hc, nil
 }
 
 // SendHeartbeat posts hb and returns the service's reply. Any answer but
@@ -49,7 +65,13 @@ func (c *heartbeatClient) SendHeartbeat(ctx context.Context, hb reports.Heartbea
 		return reports.HeartbeatReply{}, fmt.Errorf("heartbeat to %s: %w", c.base, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	if c.token != "" {
+	nonce := ""
+	switch {
+	case c.token == "":
+	case c.prove && !c.proven.Load():
+		nonce = reports.NewChallenge()
+		req.Header.Set(reports.ChallengeHeader, nonce)
+	default:
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
 	resp, err := c.http.Do(req)
@@ -57,6 +79,20 @@ func (c *heartbeatClient) SendHeartbeat(ctx context.Context, hb reports.Heartbea
 		return reports.HeartbeatReply{}, fmt.Errorf("heartbeat to %s: %w", c.base, err)
 	}
 	defer resp.Body.Close()
+	if nonce != "" {
+		proven := reports.VerifyProof(c.token, c.addr, nonce, resp.Header.Get(reports.ProofHeader))
+		switch {
+		case proven && resp.StatusCode == http.StatusUnauthorized:
+			c.proven.Store(true)
+			io.Copy(io.Discard, io.LimitReader(resp.Body, maxReplyBytes))
+			return c.SendHeartbeat(ctx, hb) // with the token now
+		case proven:
+			c.proven.Store(true)
+		case resp.StatusCode == http.StatusUnauthorized:
+			return reports.HeartbeatReply{}, fmt.Errorf("heartbeat to %s: it wants the token but does not prove it holds it (%s); "+
+				"a service found in a registry gets the token over plain HTTP only then: not sent", c.base, reports.ProofHeader)
+		}
+	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxReplyBytes+1))
 	if err != nil {
 		return reports.HeartbeatReply{}, fmt.Errorf("heartbeat to %s: read reply: %w", c.base, err)

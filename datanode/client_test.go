@@ -28,7 +28,7 @@ func TestHeartbeatClientRequest(t *testing.T) {
 	defer srv.Close()
 	f := func(base, token, wantPath, wantAuth string) {
 		t.Helper()
-		c, err := newHeartbeatClient(base, token, srv.Client())
+		c, err := newHeartbeatClient(base, token, false, srv.Client())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -56,7 +56,7 @@ func TestHeartbeatClientErrors(t *testing.T) {
 			io.WriteString(w, body)
 		}))
 		defer srv.Close()
-		c, _ := newHeartbeatClient(srv.URL, "", srv.Client())
+		c, _ := newHeartbeatClient(srv.URL, "", false, srv.Client())
 		_, err := c.SendHeartbeat(context.Background(), reports.Heartbeat{Node: "a:1"})
 		if err == nil || !strings.Contains(err.Error(), wantErr) || !strings.Contains(err.Error(), srv.URL) {
 			t.Fatalf("status %d %s: err = %v, want one naming the service and %q", status, body, err, wantErr)
@@ -76,7 +76,7 @@ func TestHeartbeatClientErrors(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL
 	srv.Close()
-	c, _ := newHeartbeatClient(url, "", http.DefaultClient)
+	c, _ := newHeartbeatClient(url, "", false, http.DefaultClient)
 	if _, err := c.SendHeartbeat(context.Background(), reports.Heartbeat{Node: "a:1"}); err == nil {
 		t.Fatal("a heartbeat to a closed port succeeded")
 	}

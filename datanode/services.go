@@ -32,7 +32,7 @@ type runningActor struct {
 
 // newActor builds the actor of the service at u.
 func (a *Agent) newActor(u string) (*actor, error) {
-	c, err := newHeartbeatClient(u, a.cfg.AuthToken, a.client)
+	c, err := newHeartbeatClient(u, a.cfg.AuthToken, a.cfg.FollowNameNodes, a.client)
 	if err != nil {
 		return nil, fmt.Errorf("namenode: %w", err)
 	}
@@ -50,8 +50,11 @@ func (a *Agent) newActor(u string) (*actor, error) {
 
 // SetNameNodes makes urls the services the agent sends heartbeats to,
 // before or while it runs: those already in the set keep their schedule,
-// the new ones get a heartbeat at once, the others are dropped. An empty
-// list stops every heartbeat (with Config.FollowNameNodes set). It
+// the new ones get a heartbeat at once, the others are dropped. With
+// Config.FollowNameNodes (urls are what a registry says now) a service
+// left out keeps its heartbeats while it answers them, and is dropped at
+// its first failed one: a replica cut off from the registry, whose
+// registration expired there, still serves the agents that reach it. It
 // returns an error, and changes nothing, if a URL is not a base URL.
 func (a *Agent) SetNameNodes(urls []string) error {
 	var want []string
@@ -68,11 +71,18 @@ func (a *Agent) SetNameNodes(urls []string) error {
 	defer s.mu.Unlock()
 	var kept []*runningActor
 	for _, r := range s.running {
-		if slices.Contains(want, r.url) {
+		switch {
+		case slices.Contains(want, r.url):
+			if r.leaving.Swap(false) {
+				a.log.Info("namenode registered again", slog.String("namenode", r.url))
+			}
 			kept = append(kept, r)
-			continue
-		}
-		if r.cancel != nil {
+		case a.cfg.FollowNameNodes && r.cancel != nil:
+			if !r.leaving.Swap(true) {
+				a.log.Info("namenode left the registry: heartbeats go on while it answers them", slog.String("namenode", r.url))
+			}
+			kept = append(kept, r)
+		case r.cancel != nil:
 			r.cancel()
 			a.log.Info("namenode dropped", slog.String("namenode", r.url))
 		}
@@ -96,14 +106,29 @@ func (a *Agent) SetNameNodes(urls []string) error {
 	return nil
 }
 
-// start runs r's loop; s.mu is held.
+// start runs r's loop; s.mu is held. A loop that ends by itself (a
+// leaving service that failed) takes r out of the set.
 func (s *services) start(r *runningActor) {
 	if s.stopped {
 		return
 	}
 	ctx, cancel := context.WithCancel(s.ctx)
 	r.cancel = cancel
-	s.wg.Go(func() { r.run(ctx) })
+	s.wg.Go(func() {
+		r.run(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if !r.leaving.Load() { // registered again meanwhile
+			s.start(r)
+			return
+		}
+		s.running = slices.DeleteFunc(s.running, func(x *runningActor) bool { return x == r })
+		cancel()
+		r.log.Info("namenode dropped: gone from the registry, and it does not answer")
+	})
 }
 
 // run starts every actor, then waits for ctx to end and for the actors to

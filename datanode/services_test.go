@@ -7,8 +7,9 @@ import (
 )
 
 // Services come and go while the agent runs: a new one gets heartbeats,
-// a dropped one gets none after it is dropped, and one that stays keeps
-// its schedule (its status survives the change).
+// one gone from the registry keeps them while it answers and is dropped
+// once it does not, and one that stays keeps its schedule (its status
+// survives the change).
 func TestAgentSetNameNodes(t *testing.T) {
 	a1, a2 := newFakeService(t, false), newFakeService(t, false)
 	cfg := DefaultConfig()
@@ -34,14 +35,25 @@ func TestAgentSetNameNodes(t *testing.T) {
 	if st := a.Services(); len(st) != 2 || st[0].URL != a1.srv.URL || st[0].Heartbeats < 2 {
 		t.Fatalf("services after adding: %+v", st)
 	}
+	// Gone from the registry, the first keeps its heartbeats while it
+	// answers; back, it stays; gone again and dead, it is dropped.
 	if err := a.SetNameNodes([]string{a2.srv.URL}); err != nil {
 		t.Fatal(err)
 	}
+	left := len(a1.Beats())
+	waitFor(t, 10*time.Second, "heartbeats to the service that left but answers", func() bool { return len(a1.Beats()) >= left+3 }, a1)
+	if err := a.SetNameNodes([]string{a1.srv.URL, a2.srv.URL}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.SetNameNodes([]string{a2.srv.URL}); err != nil {
+		t.Fatal(err)
+	}
+	a1.srv.Close()
+	waitFor(t, 10*time.Second, "the dead service dropped", func() bool { return len(a.Services()) == 1 }, a2)
 	dropped := len(a1.Beats())
 	before := len(a2.Beats())
 	waitFor(t, 10*time.Second, "more heartbeats to the service that stays", func() bool { return len(a2.Beats()) >= before+3 }, a2)
-	// One heartbeat may have been in flight when it was dropped.
-	if n := len(a1.Beats()); n > dropped+1 {
+	if n := len(a1.Beats()); n != dropped {
 		t.Errorf("the dropped service got %d heartbeats after it was dropped", n-dropped)
 	}
 	if st := a.Services(); len(st) != 1 || st[0].URL != a2.srv.URL {

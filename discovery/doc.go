@@ -115,8 +115,12 @@
 // leader runs ReplicaConfig.Lead. It stops the moment it is disconnected
 // from ZooKeeper, its etcd lease is lost, or two thirds of Timeout pass
 // without a registry call succeeding (measured from when the call was
-// sent, so it holds across a SIGSTOP): that is before its session or
-// lease can expire on the server, so before another replica can win.
+// sent, so it holds across a SIGSTOP; in etcd only a grant or a renewal of
+// the lease counts): that is before its session or lease can expire on
+// the server, so before another replica can win. A watchdog of the
+// Replica's own enforces the two thirds whatever a registry call waits
+// on, and every etcd call is bounded, so a replica cut off from etcd or
+// without it makes a few calls per timeout, never a busy loop.
 //
 // A [Registry] reads the members (Members) or follows them (Follow), for
 // agents and clients; while the registry is out of reach it keeps the
@@ -140,6 +144,7 @@
 // all and writable by that user alone, as Kyuubi does with
 // kyuubi.ha.zookeeper.auth.type=DIGEST (READ_ACL_UNSAFE + CREATOR_ALL_ACL);
 // readers need no credentials. It speaks to etcd through
-// go.etcd.io/etcd/client/v3, without TLS, as the URL's user when it names
-// one (etcd's authentication).
+// go.etcd.io/etcd/client/v3, as the URL's user when it names one (etcd's
+// authentication), over TLS when RegistryURL.TLS or EtcdWatcherConfig.TLS
+// is set (EtcdTLS: Kyuubi's kyuubi.ha.etcd.ssl.* settings).
 package discovery

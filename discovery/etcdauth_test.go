@@ -16,10 +16,11 @@ import (
 // registers and leads, a reader with the credentials finds it, the
 // Kyuubi watcher reads as its user, and a client without them is refused.
 func TestEtcdUser(t *testing.T) {
-	e := startOwnEtcd(t)
+	e := testenv.StartEtcd(t, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	c := e.clientConn
+	c := e.Client()
+	defer c.Close()
 	for _, step := range []func() error{
 		func() error { _, err := c.RoleAdd(ctx, "root"); return err },
 		func() error { _, err := c.UserAdd(ctx, "root", "s3cret@/x"); return err },
@@ -30,7 +31,7 @@ func TestEtcdUser(t *testing.T) {
 			t.Fatalf("enable etcd authentication: %v", err)
 		}
 	}
-	anon, err := clientv3.New(clientv3.Config{Endpoints: []string{e.client}, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+	anon, err := clientv3.New(clientv3.Config{Endpoints: []string{e.Addr}, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +40,7 @@ func TestEtcdUser(t *testing.T) {
 		t.Fatal("etcd answers a client without credentials: authentication is off")
 	}
 
-	u, err := ParseRegistryURL("etcd://root:s3cret%40%2Fx@" + e.client + "/slowpeer")
+	u, err := ParseRegistryURL("etcd://root:s3cret%40%2Fx@" + e.Addr + "/slowpeer")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func TestEtcdUser(t *testing.T) {
 	}
 
 	// Kyuubi's watcher, as the same user.
-	user, err := clientv3.New(clientv3.Config{Endpoints: []string{e.client}, DialTimeout: 5 * time.Second, Logger: zap.NewNop(),
+	user, err := clientv3.New(clientv3.Config{Endpoints: []string{e.Addr}, DialTimeout: 5 * time.Second, Logger: zap.NewNop(),
 		Username: u.User, Password: u.Password})
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +77,7 @@ func TestEtcdUser(t *testing.T) {
 	defer user.Close()
 	registerKyuubi(t, user, "kyuubi", "127.0.0.1:10009", "1.9.0", 0)
 	cfg := DefaultEtcdWatcherConfig()
-	cfg.Endpoints, cfg.Namespace, cfg.Username, cfg.Password = []string{e.client}, "kyuubi", u.User, u.Password
+	cfg.Endpoints, cfg.Namespace, cfg.Username, cfg.Password = []string{e.Addr}, "kyuubi", u.User, u.Password
 	changes := make(chan struct{}, 1)
 	cfg.OnChange = func() {
 		select {

@@ -2,6 +2,7 @@ package discovery
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -10,7 +11,6 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.uber.org/zap"
 )
 
 // DefaultKyuubiNamespace is where Kyuubi servers register by default
@@ -31,6 +31,9 @@ type EtcdWatcherConfig struct {
 	// Username and Password, when Username is set, are the etcd user the
 	// watcher reads as (etcd's authentication); empty: none.
 	Username, Password string
+	// TLS, when set, is the client's TLS configuration (Kyuubi's
+	// kyuubi.ha.etcd.ssl.*): etcd is reached over TLS only. Nil: plain.
+	TLS *tls.Config
 	// OnChange, when set, is called from Run after the set of servers
 	// changed. It must not block.
 	OnChange func()
@@ -116,10 +119,9 @@ func (w *EtcdWatcher) Run(ctx context.Context) error {
 	if w.running.Swap(true) {
 		panic("BUG: discovery.EtcdWatcher.Run called twice")
 	}
-	c, err := clientv3.New(clientv3.Config{Endpoints: w.cfg.Endpoints, DialTimeout: w.cfg.DialTimeout,
-		Logger: zap.NewNop(), Username: w.cfg.Username, Password: w.cfg.Password})
+	c, err := etcdDial{servers: w.cfg.Endpoints, user: w.cfg.Username, password: w.cfg.Password, tls: w.cfg.TLS, dialTimeout: w.cfg.DialTimeout}.connect()
 	if err != nil {
-		return fmt.Errorf("etcd client for %v: %w", w.cfg.Endpoints, err)
+		return err
 	}
 	defer c.Close()
 	delay := time.Duration(0)

@@ -77,6 +77,39 @@ func (r *Replica) checkHeard(now time.Time) {
 	}
 }
 
+// watchHeard demotes the leader the moment two thirds of the timeout have
+// passed since the registry last answered (checkHeard), whatever the
+// backend's loop is doing (waiting on a registry that does not answer,
+// say), until ctx ends. Between those moments it sleeps: at most a tenth
+// of the timeout, so that a new answer, which moves the moment, is seen.
+func (r *Replica) watchHeard(ctx context.Context) {
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		now := time.Now()
+		r.checkHeard(now)
+		t.Reset(r.nextCheck(now))
+	}
+}
+
+// nextCheck is how long watchHeard sleeps after now: until the leader's
+// two thirds run out, at most a tenth of the timeout.
+func (r *Replica) nextCheck(now time.Time) time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	timeout := r.timeoutLocked()
+	d := timeout / 10
+	if r.leading {
+		d = min(d, r.heard.Add(timeout*2/3).Sub(now))
+	}
+	return max(d, time.Millisecond)
+}
+
 // waitLead waits for the latest term's Lead to return.
 func (r *Replica) waitLead() {
 	r.mu.Lock()

@@ -1,6 +1,7 @@
 package discovery
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -37,6 +38,10 @@ type RegistryURL struct {
 	// that user alone (Kyuubi's READ_ACL_UNSAFE + CREATOR_ALL_ACL); a
 	// reader needs none. etcd: the user of etcd's authentication.
 	User, Password string
+	// TLS, when set, is the TLS configuration of an etcd client (the
+	// slowpeer.registry.etcd.ssl.* keys): etcd is reached over TLS only.
+	// Nil: plain. ParseRegistryURL leaves it nil.
+	TLS *tls.Config
 }
 
 // IsRegistryURL reports whether s is written as a registry URL (zk:// or

@@ -81,6 +81,7 @@ type Replica struct {
 	cfg     ReplicaConfig
 	log     *slog.Logger
 	running atomic.Bool
+	calls   atomic.Int64 // etcd calls made (the tests count them: no busy loop)
 
 	mu       sync.Mutex
 	leading  bool          // this replica won the election and has not lost it
@@ -128,6 +129,12 @@ func (r *Replica) Run(ctx context.Context) error {
 	if r.running.Swap(true) {
 		panic("BUG: discovery.Replica.Run called twice")
 	}
+	wctx, stopWatch := context.WithCancel(ctx)
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		r.watchHeard(wctx)
+	}()
 	var err error
 	switch r.cfg.Registry.Kind {
 	case ZooKeeperKind:
@@ -135,6 +142,8 @@ func (r *Replica) Run(ctx context.Context) error {
 	case EtcdKind:
 		err = r.runEtcd(ctx)
 	}
+	stopWatch()
+	<-watched
 	r.demote("stopping")
 	r.waitLead()
 	if errors.Is(err, errDrained) {
@@ -212,8 +221,11 @@ type Cluster struct {
 func (r *Replica) Cluster() Cluster {
 	r.mu.Lock()
 	c := Cluster{Self: r.cfg.Self.Server, Leader: r.leader, Registry: r.cfg.Registry.Kind}
-	if r.leadingLocked(time.Now()) {
+	switch {
+	case r.leadingLocked(time.Now()):
 		c.Leader = r.cfg.Self.Server
+	case c.Leader == r.cfg.Self.Server:
+		c.Leader = "" // it may have lost the election unknowingly: it does not know who leads
 	}
 	for _, m := range r.members {
 		c.Replicas = append(c.Replicas, m.Server)

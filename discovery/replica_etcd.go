@@ -13,7 +13,6 @@ import (
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/concurrency"
-	"go.uber.org/zap"
 )
 
 // etcdReplica is the etcd side of a Replica, as Kyuubi's
@@ -27,20 +26,21 @@ type etcdReplica struct {
 	r   *Replica
 	cli *clientv3.Client
 	key string // the registration's key, once registered
+	// lost is the lease of a term that ended as lost (no keep-alive
+	// answered in its TTL), which etcd may still hold, with the
+	// election key on it: an etcd that restarts extends every lease by
+	// its TTL. The next term revokes it, so that its election key does
+	// not hold up the next election that long.
+	lost clientv3.LeaseID
 }
 
 // errLeaseLost ends an etcd term.
 var errLeaseLost = errors.New("etcd lease lost")
 
 // newEtcdClient connects to the registry's etcd servers (lazily: calls
-// wait for it) as the URL's user, if any.
+// wait for it) as the URL's user, if any, over TLS when the URL says.
 func newEtcdClient(u RegistryURL) (*clientv3.Client, error) {
-	cli, err := clientv3.New(clientv3.Config{Endpoints: u.Servers, DialTimeout: 5 * time.Second, Logger: zap.NewNop(),
-		Username: u.User, Password: u.Password})
-	if err != nil {
-		return nil, fmt.Errorf("connect to etcd %s: %w", strings.Join(u.Servers, ","), err)
-	}
-	return cli, nil
+	return etcdDial{servers: u.Servers, user: u.User, password: u.Password, tls: u.TLS}.connect()
 }
 
 func (r *Replica) runEtcd(ctx context.Context) error {
@@ -80,46 +80,58 @@ func (e *etcdReplica) leaseTTL() int64 {
 
 // term runs one lease: grant, register, campaign, follow, until ctx
 // ends (nil: the lease is revoked), the lease is lost (errLeaseLost), the
-// registration is deleted by hand (errDrained), or etcd fails.
+// registration is deleted by hand (errDrained), or etcd fails. Every
+// call it makes is bounded (call), so the loop keeps its pace while etcd
+// is away: a keep-alive every fifth of the timeout, nothing in between.
 func (e *etcdReplica) term(ctx context.Context) (err error) {
 	r, cli, u := e.r, e.cli, e.r.cfg.Registry
 	sent := time.Now()
 	gctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
 	lease, err := cli.Grant(gctx, e.leaseTTL())
 	cancel()
+	e.r.calls.Add(1)
 	if err != nil {
 		return fmt.Errorf("grant a lease: %w", err)
 	}
-	r.heardAt(sent)
+	r.heardAt(sent) // a new lease lives at least until sent + TTL
+	if e.lost != 0 {
+		rctx, cancel := e.call(ctx)
+		e.cli.Revoke(rctx, e.lost) // gone already, most often
+		cancel()
+		e.lost = 0
+	}
 	sess, err := concurrency.NewSession(cli, concurrency.WithLease(lease.ID))
 	if err != nil {
 		return fmt.Errorf("keep the lease alive: %w", err)
 	}
 	tctx, stop := context.WithCancel(ctx)
 	won := make(chan error, 1)
+	campaigning := false
 	defer func() {
 		r.demote(fmt.Sprintf("etcd term ended: %v", err))
 		stop()
-		<-won
+		if campaigning {
+			<-won
+		}
+		sess.Orphan()
 		if errors.Is(err, errLeaseLost) {
-			sess.Orphan()
+			e.lost = lease.ID
 			return
 		}
 		// Deregister (and resign) by revoking the lease.
 		rctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
-		sess.Orphan()
 		if _, rerr := cli.Revoke(rctx, lease.ID); rerr != nil && !errors.Is(rerr, rpctypes.ErrLeaseNotFound) {
 			r.log.Warn("registry: revoke the etcd lease", slog.Any("err", rerr))
 		}
 	}()
 	if err := e.register(tctx, sess); err != nil {
-		won <- nil
 		return err
 	}
 	members := cli.Watch(tctx, u.MembersPath()+"/", clientv3.WithPrefix())
 	leaders := cli.Watch(tctx, u.LeaderPath()+"/", clientv3.WithPrefix())
 	elect := concurrency.NewElection(sess, u.LeaderPath())
+	campaigning = true
 	go func() { won <- elect.Campaign(tctx, r.cfg.Self.Server) }()
 	if err := e.readMembers(tctx); err != nil {
 		return err
@@ -134,19 +146,13 @@ func (e *etcdReplica) term(ctx context.Context) (err error) {
 		case <-sess.Done():
 			return errLeaseLost
 		case err := <-won:
-			won <- nil // for the deferred wait
+			campaigning, won = false, nil // won once: never read again
 			if err != nil {
 				return fmt.Errorf("campaign on %s: %w", u.LeaderPath(), err)
 			}
-			sent := time.Now()
-			resp, err := cli.Get(tctx, elect.Key())
-			if err != nil {
-				return fmt.Errorf("read %s: %w", elect.Key(), err)
+			if err := e.confirm(tctx, elect.Key(), lease.ID); err != nil {
+				return err
 			}
-			if len(resp.Kvs) == 0 || clientv3.LeaseID(resp.Kvs[0].Lease) != lease.ID {
-				return errLeaseLost
-			}
-			r.heardAt(sent)
 			r.promote()
 		case wr := <-members:
 			if err := wr.Err(); err != nil {
@@ -166,19 +172,57 @@ func (e *etcdReplica) term(ctx context.Context) (err error) {
 			}
 			e.readLeader(tctx, elect)
 		case <-tick.C:
-			sent := time.Now()
-			kctx, cancel := context.WithTimeout(tctx, r.cfg.Timeout/3)
-			_, err := cli.KeepAliveOnce(kctx, lease.ID)
-			cancel()
-			switch {
-			case err == nil:
-				r.heardAt(sent)
-			case errors.Is(err, rpctypes.ErrLeaseNotFound):
-				return errLeaseLost
+			if err := e.keepAlive(tctx, lease.ID); errors.Is(err, errLeaseLost) {
+				return err
 			}
 			r.checkHeard(time.Now())
 		}
 	}
+}
+
+// call bounds one etcd call of a term to a third of the timeout, so that
+// a registry that does not answer (etcd down, a partition: the client
+// waits for a connection) never holds the loop.
+func (e *etcdReplica) call(ctx context.Context) (context.Context, context.CancelFunc) {
+	e.r.calls.Add(1)
+	return context.WithTimeout(ctx, e.r.cfg.Timeout/3)
+}
+
+// keepAlive renews the lease once. Its success proves the lease lives
+// until its sending plus the TTL: only this and a grant count as hearing
+// from the registry. A lease etcd no longer has is errLeaseLost; other
+// failures (no answer) are returned as they are and change nothing.
+func (e *etcdReplica) keepAlive(ctx context.Context, id clientv3.LeaseID) error {
+	sent := time.Now()
+	kctx, cancel := e.call(ctx)
+	defer cancel()
+	_, err := e.cli.KeepAliveOnce(kctx, id)
+	switch {
+	case err == nil:
+		e.r.heardAt(sent)
+	case errors.Is(err, rpctypes.ErrLeaseNotFound):
+		return errLeaseLost
+	}
+	return err
+}
+
+// confirm checks, after the campaign was won, that the election key is
+// still this lease's, and renews the lease, so that the leadership starts
+// with a fresh answer of the registry.
+func (e *etcdReplica) confirm(ctx context.Context, key string, id clientv3.LeaseID) error {
+	gctx, cancel := e.call(ctx)
+	resp, err := e.cli.Get(gctx, key)
+	cancel()
+	if err != nil {
+		return fmt.Errorf("read %s: %w", key, err)
+	}
+	if len(resp.Kvs) == 0 || clientv3.LeaseID(resp.Kvs[0].Lease) != id {
+		return errLeaseLost
+	}
+	if err := e.keepAlive(ctx, id); err != nil {
+		return fmt.Errorf("renew the lease after winning: %w", err)
+	}
+	return nil
 }
 
 // register puts the registration on the session's lease: the first time
@@ -186,6 +230,9 @@ func (e *etcdReplica) term(ctx context.Context) (err error) {
 func (e *etcdReplica) register(ctx context.Context, sess *concurrency.Session) error {
 	cli, u, self := e.cli, e.r.cfg.Registry, e.r.cfg.Self
 	dir := u.MembersPath()
+	e.r.calls.Add(1)
+	ctx, cancel := context.WithTimeout(ctx, 2*e.r.cfg.Timeout)
+	defer cancel()
 	// Kyuubi's create(path, PERSISTENT): the key holds its own name.
 	if _, err := cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(dir), "=", 0)).
 		Then(clientv3.OpPut(dir, dir)).Commit(); err != nil {
@@ -199,14 +246,16 @@ func (e *etcdReplica) register(ctx context.Context, sess *concurrency.Session) e
 		return nil
 	}
 	lock := concurrency.NewMutex(sess, dir+"/lock")
-	lctx, cancel := context.WithTimeout(ctx, 2*e.r.cfg.Timeout)
-	defer cancel()
-	if err := lock.Lock(lctx); err != nil {
+	if err := lock.Lock(ctx); err != nil {
 		return fmt.Errorf("lock %s/lock: %w", dir, err)
 	}
-	defer lock.Unlock(context.WithoutCancel(ctx))
+	defer func() {
+		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.r.cfg.Timeout)
+		lock.Unlock(uctx) // else the lock goes with the lease
+		cancel()
+	}()
 	prefix := dir + "/" + self.Prefix()
-	resp, err := cli.Get(lctx, prefix, clientv3.WithPrefix(), clientv3.WithKeysOnly())
+	resp, err := cli.Get(ctx, prefix, clientv3.WithPrefix(), clientv3.WithKeysOnly())
 	if err != nil {
 		return fmt.Errorf("read %s: %w", prefix, err)
 	}
@@ -217,7 +266,7 @@ func (e *etcdReplica) register(ctx context.Context, sess *concurrency.Session) e
 		}
 	}
 	key := fmt.Sprintf("%s%010d", prefix, seq)
-	if _, err := cli.Put(lctx, key, string(self.Data()), clientv3.WithLease(sess.Lease())); err != nil {
+	if _, err := cli.Put(ctx, key, string(self.Data()), clientv3.WithLease(sess.Lease())); err != nil {
 		return fmt.Errorf("register %s: %w", key, err)
 	}
 	e.key = key
@@ -228,6 +277,8 @@ func (e *etcdReplica) register(ctx context.Context, sess *concurrency.Session) e
 // deleted tells why the registration went: with the lease still alive
 // it was deleted by hand (errDrained), else the lease expired.
 func (e *etcdReplica) deleted(ctx context.Context, id clientv3.LeaseID) error {
+	ctx, cancel := e.call(ctx)
+	defer cancel()
 	resp, err := e.cli.TimeToLive(ctx, id)
 	if err != nil {
 		return fmt.Errorf("read the lease: %w", err)
@@ -240,6 +291,8 @@ func (e *etcdReplica) deleted(ctx context.Context, id clientv3.LeaseID) error {
 }
 
 func (e *etcdReplica) readMembers(ctx context.Context) error {
+	ctx, cancel := e.call(ctx)
+	defer cancel()
 	ms, err := etcdMembers(ctx, e.cli, e.r.cfg.Registry.MembersPath())
 	if err != nil {
 		return err
@@ -251,6 +304,8 @@ func (e *etcdReplica) readMembers(ctx context.Context) error {
 // readLeader asks who leads; it keeps the last answer when etcd does not
 // say.
 func (e *etcdReplica) readLeader(ctx context.Context, elect *concurrency.Election) {
+	ctx, cancel := e.call(ctx)
+	defer cancel()
 	resp, err := elect.Leader(ctx)
 	switch {
 	case errors.Is(err, concurrency.ErrElectionNoLeader):

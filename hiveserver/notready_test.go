@@ -109,3 +109,50 @@ type failingStore struct {
 }
 
 func (s *failingStore) Snapshot(context.Context) (Snapshot, error) { return Snapshot{}, s.err }
+
+// tooNewStore is a MemoryStore whose schema a newer program migrates
+// once upgraded is set, as a shared SQL store during a rolling upgrade.
+type tooNewStore struct {
+	MemoryStore
+	upgraded atomic.Bool
+}
+
+func (s *tooNewStore) Snapshot(ctx context.Context) (Snapshot, error) {
+	if s.upgraded.Load() {
+		return Snapshot{}, fmt.Errorf("schema version 2 is newer than this slowpeer knows (1): %w", ErrStoreTooNew)
+	}
+	return s.MemoryStore.Snapshot(ctx)
+}
+
+// A Picker that serves when a newer program migrates its store refuses
+// picks and events from its next refresh on, with the reason, and keeps
+// running.
+func TestStoreTooNewWhileServing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &tooNewStore{}
+		p, err := New(testConfig(Config{Servers: []string{"hs:1"}, RefreshInterval: 10 * time.Second}), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- p.Run(ctx) }()
+		synctest.Wait()
+		if _, err := p.Pick(t0, nil); err != nil {
+			t.Fatalf("pick before the upgrade: %v", err)
+		}
+		s.upgraded.Store(true)
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		if _, err := p.Pick(t0, nil); !errors.Is(err, ErrStoreTooNew) {
+			t.Errorf("pick after a newer program migrated the store: %v", err)
+		}
+		if err := p.Ingest(ctx, ev("hs:1", PreExec, "q", "", at(0))); !errors.Is(err, ErrStoreTooNew) {
+			t.Errorf("ingest after a newer program migrated the store: %v", err)
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	})
+}

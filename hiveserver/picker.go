@@ -33,7 +33,7 @@ type Picker struct {
 	// commit, Refresh when it reloads; lists and picks read it.
 	mu       sync.RWMutex
 	w        *workload
-	notReady error // the store's ErrStoreNotReady, until a load succeeds
+	notReady error // the store's ErrStoreNotReady or ErrStoreTooNew, until a load succeeds
 
 	// storeMu is held around every use of the store, from a commit to
 	// the update of w that follows it, so that a reload never falls
@@ -111,13 +111,14 @@ func (p *Picker) Refresh(ctx context.Context) error {
 }
 
 // refresh is Refresh with storeMu held. A store not ready
-// (ErrStoreNotReady) before the first load makes the Picker refuse picks
-// and events until a load succeeds.
+// (ErrStoreNotReady) before the first load, or one whose schema a newer
+// program migrated (ErrStoreTooNew) at any time, makes the Picker refuse
+// picks and events until a load succeeds.
 func (p *Picker) refresh(ctx context.Context) error {
 	snap, err := p.store.Snapshot(ctx)
 	if err != nil {
 		err = fmt.Errorf("read the HiveServer workload: %w", err)
-		if !p.loaded && errors.Is(err, ErrStoreNotReady) {
+		if !p.loaded && errors.Is(err, ErrStoreNotReady) || errors.Is(err, ErrStoreTooNew) {
 			p.mu.Lock()
 			p.notReady = err
 			p.mu.Unlock()
@@ -168,7 +169,8 @@ func (p *Picker) Counters() Counters {
 }
 
 // NotReady returns why the Picker refuses picks and events (the store is
-// not ready, ErrStoreNotReady, and no load has succeeded yet), or nil.
+// not ready, ErrStoreNotReady, and no load has succeeded yet; or its
+// schema is newer than this program knows, ErrStoreTooNew), or nil.
 func (p *Picker) NotReady() error {
 	p.mu.RLock()
 	defer p.mu.RUnlock()

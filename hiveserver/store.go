@@ -32,6 +32,12 @@ type Store interface {
 // for it (Picker.Run).
 var ErrStoreNotReady = errors.New("store not ready")
 
+// ErrStoreTooNew is wrapped by a Store's error when its schema is newer
+// than this program knows: a newer one migrated it (a rolling upgrade).
+// Waiting does not help; a newer binary does. A Picker refuses picks and
+// events while it lasts, rather than write rows of an older shape.
+var ErrStoreTooNew = errors.New("store schema newer than this program knows")
+
 // ErrCommitUncertain is wrapped by the error of a Store's Commit whose
 // outcome is unknown: the events may or may not be stored.
 var ErrCommitUncertain = errors.New("outcome of the commit unknown")

@@ -145,6 +145,12 @@ type Config struct {
 	// AuthToken, when not empty, is the bearer token every POST must
 	// carry. When empty the service is open and says so once at start.
 	AuthToken string
+	// Advertise is the address this replica is registered under
+	// (-advertise): with AuthToken, the service answers a client's
+	// reports.ChallengeHeader with the proof for it (proof.go), so that
+	// clients that found it in a registry trust it with the token.
+	// Empty: no proof is given.
+	Advertise string
 	// AuthReads, with AuthToken, asks the token of reads too (GET, HEAD):
 	// without it every GET is open to anyone who can reach the service
 	// (flag -auth-reads).

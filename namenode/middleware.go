@@ -121,6 +121,7 @@ func (s *Server) recovered(c *gin.Context, err any) {
 // applied. The tokens are compared as SHA-256 hashes in constant time,
 // which hides their length too.
 func (s *Server) auth(c *gin.Context) {
+	s.prove(c)
 	if s.cfg.AuthToken == "" || !s.cfg.AuthReads && isRead(c.Request.Method) ||
 		isRead(c.Request.Method) && isHealthPath(c.Request.URL.Path) {
 		return

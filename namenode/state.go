@@ -68,8 +68,10 @@ func (s *Server) ExportState(now time.Time) Snapshot {
 
 // ImportState merges st into the Server at now: a report replaces the one
 // held for its reporter only when it arrived later, and a DataNode's last
-// heartbeat only moves forward (Tracker.Restore, DataNodes.Restore). It
-// returns how many reports and DataNodes it applied.
+// heartbeat only moves forward (Tracker.Restore, DataNodes.Restore). No
+// time is taken as later than now, and what would take the Server past
+// its limits is left out, as it would be refused if posted. It returns
+// how many reports and DataNodes it applied.
 func (s *Server) ImportState(now time.Time, st Snapshot) (reports, nodes int) {
 	reports = s.tracker.Restore(now, st.Reports)
 	for _, n := range st.DataNodes {
@@ -81,14 +83,23 @@ func (s *Server) ImportState(now time.Time, st Snapshot) (reports, nodes int) {
 }
 
 // Restore sets node's last heartbeat to last unless a later one is known,
-// and reports whether it did. A node already dead at now counts as
-// reported dead, so Check does not announce an old death again.
+// and reports whether it did. A time after now (another replica's clock
+// runs ahead, or a document made up) is taken as now, and a node new to
+// the table is taken only while the table has room (NewDataNodes'
+// maxNodes), as a heartbeat would be. A node already dead at now counts
+// as reported dead, so Check does not announce an old death again.
 func (t *DataNodes) Restore(now time.Time, node string, last time.Time) bool {
 	last = last.Round(0)
+	if now = now.Round(0); last.After(now) {
+		last = now
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	n, ok := t.nodes[node]
 	if ok && !last.After(n.last) {
+		return false
+	}
+	if !ok && t.max > 0 && len(t.nodes) >= t.max {
 		return false
 	}
 	if !ok {

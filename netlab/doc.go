@@ -15,9 +15,10 @@
 // probes' acknowledgements) pass the limit, as a host's default fq_codel
 // serves sparse flows first: a one-way fault then shows one way.
 //
-// Names: every namespace of a lab is called "splab-PID-ROLE", PID being
-// the process that made it, so that a later run can remove what a
-// crashed run left (CleanStale) and two runs never collide.
+// Names: every namespace of a lab is called "splab-PID-ROLE" (the second
+// and later labs of a process "splab-PID-N.ROLE"), PID being the process
+// that made it, so that a later run can remove what a crashed run left
+// (CleanStale) and two runs, or two labs of one run, never collide.
 //
 // Creating a lab needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN) and
 // iproute2's ip and tc; Check says plainly what is missing.

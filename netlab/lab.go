@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // Prefix starts the name of every namespace a lab makes.
@@ -40,6 +41,9 @@ type Lab struct {
 	hosts    []Host
 }
 
+// labs counts the labs this process made.
+var labs atomic.Int64
+
 // Check reports why this process cannot build a lab, or nil.
 func Check() error {
 	if os.Geteuid() != 0 {
@@ -61,7 +65,12 @@ func Create(ctx context.Context, n int) (*Lab, error) {
 	if n < 1 || n > MaxHosts {
 		return nil, fmt.Errorf("netlab: %d hosts: want 1 to %d", n, MaxHosts)
 	}
+	// The first lab of a process is splab-PID-; the others add their
+	// number, so that labs of one process may live at once.
 	tag := Prefix + strconv.Itoa(os.Getpid()) + "-"
+	if n := labs.Add(1); n > 1 {
+		tag += strconv.FormatInt(n, 10) + "."
+	}
 	l := &Lab{switchNS: tag + "sw"}
 	if err := l.build(ctx, tag, n); err != nil {
 		return nil, errors.Join(err, l.Close())

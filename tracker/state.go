@@ -56,7 +56,9 @@ func (t *Tracker) Dump(now time.Time) []Held {
 // its Arrival, and returns how many it applied. A report is skipped when
 // it is no longer valid at now, when it is empty, or when the Tracker
 // already holds a report of the same reporter that arrived at the same
-// time or later (a heartbeat that came in first wins). Held reports should
+// time or later (a heartbeat that came in first wins), and when it would
+// take the Tracker past its Limits (Report would refuse it). A report
+// from after now is taken as arrived now. Held reports should
 // have passed reports.Heartbeat.Validate; Restore does not check them.
 //
 // Arrival times are compared with now by wall clock: held reports come
@@ -82,6 +84,9 @@ func (t *Tracker) Restore(now time.Time, held []Held) int {
 		r, known := t.ids[h.Reporter]
 		if known && len(t.nodes[r].reports) > 0 && t.arrivals[r] >= arrival {
 			continue
+		}
+		if t.admitLocked(r, known, h.Reporter, h.SlowPeers) != nil {
+			continue // past the limits, as a posted report would be
 		}
 		if !known {
 			r = t.intern(h.Reporter)

@@ -72,3 +72,29 @@ func TestRestoreKeepsNewerAndDropsExpired(t *testing.T) {
 		t.Fatal("a newer held report did not replace the older one")
 	}
 }
+
+// Restored reports meet the Limits a posted report meets: those that
+// would take the Tracker past them are left out, the others applied.
+func TestRestoreKeepsTheLimits(t *testing.T) {
+	tr := NewLimited(trackerValidity, Limits{MaxEntries: 3, MaxSlowNodes: 2})
+	at := trackerAt(time.Hour)
+	held := []Held{
+		{Reporter: "a:1", Arrival: at, SlowPeers: []reports.SlowPeer{trackerPeer("s:1", 7), trackerPeer("s:2", 7)}},
+		{Reporter: "b:1", Arrival: at, SlowPeers: []reports.SlowPeer{trackerPeer("s:3", 7)}},                        // a third slow node
+		{Reporter: "c:1", Arrival: at, SlowPeers: []reports.SlowPeer{trackerPeer("s:1", 7), trackerPeer("s:2", 7)}}, // a fourth entry
+		{Reporter: "d:1", Arrival: at, SlowPeers: []reports.SlowPeer{trackerPeer("s:2", 7)}},                        // fits
+	}
+	if n := tr.Restore(at, held); n != 2 {
+		t.Fatalf("Restore applied %d, want 2 (a and d)", n)
+	}
+	var got []string
+	for _, h := range tr.Dump(at) {
+		got = append(got, h.Reporter)
+	}
+	if want := []string{"a:1", "d:1"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("restored reporters %v, want %v", got, want)
+	}
+	if err := tr.Report(at, "e:1", []reports.SlowPeer{trackerPeer("s:9", 1)}); err == nil {
+		t.Fatal("a report past the limits was taken after the restore")
+	}
+}

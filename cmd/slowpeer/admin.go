@@ -83,7 +83,7 @@ func runAdmin(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	ctx, cancel := context.WithTimeout(ctx, adminTimeout)
 	defer cancel()
-	bases, err := adminBases(ctx, f.namenodes)
+	bases, err := adminBases(ctx, f.namenodes, client)
 	if err != nil {
 		return err
 	}
@@ -98,10 +98,11 @@ func runAdmin(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 }
 
 // adminBases returns the base URLs of SERVICES: a comma-separated list,
-// each checked, or the replicas registered at a registry URL.
-func adminBases(ctx context.Context, spec string) ([]string, error) {
+// each checked, or the replicas registered at a registry URL that may be
+// sent c's token (serviceBases).
+func adminBases(ctx context.Context, spec string, c serviceClient) ([]string, error) {
 	if discovery.IsRegistryURL(spec) {
-		return serviceBases(ctx, spec)
+		return serviceBases(ctx, spec, nil, c)
 	}
 	bases, err := splitList("-namenode", spec)
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -30,6 +31,10 @@ type datanodeFlags struct {
 	faultDelay time.Duration
 	client     clientFlags
 	log        logFlags
+	// etcd is the TLS of a registry etcd://, from the keys (etcdTLS);
+	// etcdReload what SIGHUP re-reads of it.
+	etcd       *tls.Config
+	etcdReload []reloadable
 }
 
 func (f *datanodeFlags) register(fs *flag.FlagSet) {
@@ -42,7 +47,13 @@ func (f *datanodeFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.faultDelay, "fault-receive-delay", 0, "wait `D` before acknowledging each probe packet received (fault injection)")
 	f.client.register(fs, "every heartbeat")
 	f.log.register(fs)
-	f.conf.register(fs, datanodeKeys.defaults(datanode.DefaultConfig()))
+	f.conf.register(fs, datanodeDefaults()...)
+}
+
+// datanodeDefaults are the keys of "slowpeer datanode" with their
+// defaults: the agent's and the TLS of an etcd registry.
+func datanodeDefaults() [][]keyDefault {
+	return [][]keyDefault{datanodeKeys.defaults(datanode.DefaultConfig()), etcdTLSKeys.defaults(discovery.EtcdTLS{})}
 }
 
 // runDatanode runs the DataNode-side agent until ctx ends (SIGINT or
@@ -76,7 +87,7 @@ func runDatanode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	}
 	cfg.TLS = tlsCfg
 	cfg.Logger = log
-	props := f.conf.properties(datanodeKeys.defaults(datanode.DefaultConfig()))
+	props := f.conf.properties(datanodeDefaults()...)
 	cfg.Conf = hadoopconf.Handler(func() []hadoopconf.Property { return props })
 	agent, err := datanode.New(cfg)
 	if err != nil {
@@ -86,9 +97,10 @@ func runDatanode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	// agent (systemctl reload sends it).
 	g := newGroup(log)
 	g.Go("agent", agent.Run)
-	g.Go("TLS reload on SIGHUP", newHangup(log, reload).run)
+	g.Go("TLS reload on SIGHUP", newHangup(log, append(reload, f.etcdReload...)).run)
 	if discovery.IsRegistryURL(f.namenodes) {
 		u, _ := discovery.ParseRegistryURL(f.namenodes) // checked by config
+		u.TLS = f.etcd
 		reg, err := discovery.OpenRegistry(u, 0, log)
 		if err != nil {
 			return err
@@ -149,6 +161,9 @@ func (f *datanodeFlags) config() (datanode.Config, error) {
 	}
 	if err := datanodeConf(conf, &cfg); err != nil {
 		return cfg, f.conf.named(err)
+	}
+	if f.etcd, f.etcdReload, err = etcdTLS(conf); err != nil {
+		return cfg, err
 	}
 	if f.httpListen != "" {
 		cfg.HTTPListen = f.httpListen

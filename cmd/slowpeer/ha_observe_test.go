@@ -114,12 +114,16 @@ type heartbeats struct {
 }
 
 func watchHeartbeats(t *testing.T, replicas []string, agent string) *heartbeats {
+	return watchHeartbeatsWith(t, &http.Client{Timeout: 200 * time.Millisecond}, replicas, agent)
+}
+
+// watchHeartbeatsWith is watchHeartbeats through client.
+func watchHeartbeatsWith(t *testing.T, client *http.Client, replicas []string, agent string) *heartbeats {
 	h := &heartbeats{last: map[string]int64{}, gap: map[string]time.Duration{}}
 	done := make(chan struct{})
 	ended := make(chan struct{})
 	go func() {
 		defer close(ended)
-		client := http.Client{Timeout: 200 * time.Millisecond}
 		for {
 			select {
 			case <-done:

@@ -12,12 +12,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/slowpeer/slowpeer/discovery"
 	"github.com/slowpeer/slowpeer/hiveserver"
 	"github.com/slowpeer/slowpeer/hiveserver/sqlstore"
 	"github.com/slowpeer/slowpeer/reports"
 )
 
-const hiveserverSynopsis = "pick -namenode SERVICES [-tls-ca F [-tls-cert F -tls-key F]] [-auth-token-file F]"
+const hiveserverSynopsis = "pick -namenode SERVICES [-tls-ca F [-tls-cert F -tls-key F]] [-auth-token-file F] [-conf DIR] [-D key=value]..."
 
 // hiveserverPickTimeout bounds the whole request of "hiveserver pick".
 const hiveserverPickTimeout = 30 * time.Second
@@ -47,10 +48,16 @@ func runHiveserverPick(ctx context.Context, args []string, stdout, stderr io.Wri
 	namenode := fs.String("namenode", "", "base `URL` of the NameNode-side service, e.g. http://nn1:9871, or a registry zk://H:P/ROOT or etcd://H:P/ROOT whose first replica that answers is asked (required)")
 	var cf clientFlags
 	cf.register(fs, "the request, for a service with -auth-reads")
+	var conf confFlags
+	conf.register(fs, etcdTLSKeys.defaults(discovery.EtcdTLS{}))
 	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
 	}
 	client, err := cf.client()
+	if err != nil {
+		return usageError{err}
+	}
+	etcd, err := etcdTLSOf(conf)
 	if err != nil {
 		return usageError{err}
 	}
@@ -59,7 +66,7 @@ func runHiveserverPick(ctx context.Context, args []string, stdout, stderr io.Wri
 	}
 	ctx, cancel := context.WithTimeout(ctx, hiveserverPickTimeout)
 	defer cancel()
-	bases, err := serviceBases(ctx, *namenode)
+	bases, err := serviceBases(ctx, *namenode, etcd, client)
 	if err != nil {
 		return err
 	}

@@ -5,20 +5,13 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/slowpeer/slowpeer/datanode"
-	"github.com/slowpeer/slowpeer/discovery"
 	"github.com/slowpeer/slowpeer/hadoopconf"
-	"github.com/slowpeer/slowpeer/hiveserver"
-	"github.com/slowpeer/slowpeer/namenode"
 )
 
 // The daemons' keys by name: what "namenode" and "datanode" read.
-func namenodeKeyNames() []string {
-	return keyNames(namenodeKeys.defaults(namenode.DefaultConfig()), hiveserverKeys.defaults(hiveserver.DefaultConfig()),
-		registryKeys.defaults(discovery.DefaultReplicaConfig()))
-}
+func namenodeKeyNames() []string { return keyNames(namenodeDefaults()...) }
 
-func datanodeKeyNames() []string { return keyNames(datanodeKeys.defaults(datanode.DefaultConfig())) }
+func datanodeKeyNames() []string { return keyNames(datanodeDefaults()...) }
 
 func keyNames(tables ...[]keyDefault) []string {
 	var out []string

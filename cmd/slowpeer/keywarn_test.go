@@ -124,9 +124,8 @@ func TestConfEndpoint(t *testing.T) {
 	}
 
 	// The agent's.
-	cfg := datanode.DefaultConfig()
 	c := loadConf(t, "-D", "slowpeer.probe.packets=8")
-	props := c.properties(datanodeKeys.defaults(cfg))
+	props := c.properties(datanodeDefaults()...)
 	p := props[slices.IndexFunc(props, func(p hadoopconf.Property) bool { return p.Key == "slowpeer.probe.packets" })]
 	if p.Value != "8" || p.Source != hadoopconf.SourceCommandLine || len(props) != len(datanodeKeyNames()) {
 		t.Fatalf("agent's /conf: %+v of %d", p, len(props))

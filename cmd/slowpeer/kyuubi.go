@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/tls"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -17,6 +18,7 @@ import (
 // -hs2-publish-namespace.
 type kyuubiFlags struct {
 	etcd string
+	tls  *tls.Config // from the keys (etcdTLS); nil: plain
 }
 
 func (f *kyuubiFlags) register(fs *flag.FlagSet) {
@@ -82,7 +84,7 @@ func (f *kyuubiFlags) watcher(log *slog.Logger, onChange func()) (*discovery.Etc
 	if err != nil {
 		return nil, err
 	}
-	cfg.Logger, cfg.OnChange = log, onChange
+	cfg.Logger, cfg.OnChange, cfg.TLS = log, onChange, f.tls
 	w, err := discovery.NewEtcdWatcher(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("watch Kyuubi registrations in etcd: %w", err)

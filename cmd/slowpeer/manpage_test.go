@@ -66,7 +66,7 @@ func TestCommandDocs(t *testing.T) {
 		byName[d.name] = d
 	}
 	dn := byName["datanode"]
-	if len(dn.keys) != len(datanodeKeys) || dn.keys[0].name != "dfs.heartbeat.interval" || dn.keys[0].value != "3s" {
+	if len(dn.keys) != len(datanodeKeyNames()) || dn.keys[0].name != "dfs.heartbeat.interval" || dn.keys[0].value != "3s" {
 		t.Fatalf("datanode keys: %v", dn.keys)
 	}
 	if !strings.HasPrefix(byName["hiveserver pick"].usage, "slowpeer hiveserver pick -namenode") {

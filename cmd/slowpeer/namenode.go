@@ -57,10 +57,11 @@ func (f *namenodeFlags) register(fs *flag.FlagSet) {
 }
 
 // namenodeDefaults are the keys of "slowpeer namenode" with their
-// defaults: the service's, its picker's and its registry's.
+// defaults: the service's, its picker's, its registry's and the TLS of
+// an etcd registry.
 func namenodeDefaults() [][]keyDefault {
 	return [][]keyDefault{namenodeKeys.defaults(namenode.DefaultConfig()), hiveserverKeys.defaults(hiveserver.DefaultConfig()),
-		registryKeys.defaults(discovery.DefaultReplicaConfig())}
+		registryKeys.defaults(discovery.DefaultReplicaConfig()), etcdTLSKeys.defaults(discovery.EtcdTLS{})}
 }
 
 // runNamenode runs the NameNode-side service until ctx ends (SIGINT or
@@ -95,6 +96,11 @@ func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if err != nil {
 		return usageError{err}
 	}
+	etcdTLSConfig, etcdReload, err := etcdTLS(conf)
+	if err != nil {
+		return usageError{err}
+	}
+	f.registry.tls, f.kyuubi.tls = etcdTLSConfig, etcdTLSConfig
 	cfg.TLS = tlsFiles.server
 	cfg.Logger = log
 	cfg.HostsLookup = net.DefaultResolver.LookupHost
@@ -115,7 +121,7 @@ func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		return usageError{err}
 	}
 	if replica != nil {
-		cfg.State = replica.State
+		cfg.State, cfg.Advertise = replica.State, self
 	}
 	srv, err := namenode.New(cfg)
 	if err != nil {
@@ -131,12 +137,15 @@ func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	srv.Handle(http.MethodGet, confPath, hadoopconf.Handler(func() []hadoopconf.Property { return props }))
 	g := newGroup(log)
 	// While it answers /readyz 503 and nothing else: what the other
-	// replicas know (-replicas, and those registered with -registry),
-	// else the file.
-	startState(g, srv, &f.state, f.store, stateClient(tlsFiles.peer), func(ctx context.Context) []string {
+	// replicas know (-replicas, and those registered with -registry that
+	// authenticate), else the file.
+	peerClient := stateClient(tlsFiles.peer)
+	startState(g, srv, &f.state, f.store, peerClient, func(ctx context.Context) []string {
 		peers, _ := f.state.peers() // checked
 		if u, _ := f.registry.check(); replica != nil {
-			peers = append(peers, registeredPeers(ctx, u, self, log)...)
+			actx, cancel := context.WithTimeout(ctx, namenode.DefaultRestoreTimeout)
+			peers = append(peers, trustedPeers(actx, peerClient, registeredPeers(ctx, u, self, log), cfg.AuthToken, log)...)
+			cancel()
 		}
 		return peers
 	})
@@ -147,7 +156,7 @@ func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	}
 	// SIGHUP re-reads dfs.hosts.exclude and the TLS files, if any; it
 	// never ends the service (systemctl reload sends it).
-	reload := append(tlsFiles.reload, reloadable{name: namenode.HostsExcludeKey, reload: func() error {
+	reload := append(append(tlsFiles.reload, etcdReload...), reloadable{name: namenode.HostsExcludeKey, reload: func() error {
 		_, err := srv.RefreshNodes(context.WithoutCancel(ctx))
 		return err
 	}})

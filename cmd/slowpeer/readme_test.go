@@ -78,6 +78,7 @@ func TestReadmeKeys(t *testing.T) {
 		namenodeKeys.defaults(namenode.DefaultConfig()),
 		hiveserverKeys.defaults(hiveserver.DefaultConfig()),
 		registryKeys.defaults(discovery.DefaultReplicaConfig()),
+		etcdTLSKeys.defaults(discovery.EtcdTLS{}),
 	} {
 		for _, d := range ds {
 			want[d.name] = d.value

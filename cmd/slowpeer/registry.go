@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -33,6 +34,7 @@ const ClusterPath = "/v1/cluster"
 type registryFlags struct {
 	url       string
 	advertise string
+	tls       *tls.Config // etcd's, from the keys (etcdTLS); nil: plain
 }
 
 func (f *registryFlags) register(fs *flag.FlagSet) {
@@ -53,6 +55,7 @@ func (f *registryFlags) check() (discovery.RegistryURL, error) {
 	if err != nil {
 		return u, fmt.Errorf("-registry: %w", err)
 	}
+	u.TLS = f.tls
 	return u, nil
 }
 

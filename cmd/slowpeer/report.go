@@ -14,12 +14,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/slowpeer/slowpeer/discovery"
 	"github.com/slowpeer/slowpeer/jmx"
 	"github.com/slowpeer/slowpeer/namenode"
 	"github.com/slowpeer/slowpeer/reports"
 )
 
-const reportSynopsis = "-namenode SERVICES|HADOOP-NAMENODE-URL [-top N] [-json] [-tls-ca F [-tls-cert F -tls-key F]] [-auth-token-file F]"
+const reportSynopsis = "-namenode SERVICES|HADOOP-NAMENODE-URL [-top N] [-json] [-tls-ca F [-tls-cert F -tls-key F]] [-auth-token-file F] [-conf DIR] [-D key=value]..."
 
 // reportTimeout bounds all the requests of "report".
 const reportTimeout = 30 * time.Second
@@ -42,10 +43,16 @@ func runReport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
 	var cf clientFlags
 	cf.register(fs, "every request, for a service with -auth-reads")
+	var conf confFlags
+	conf.register(fs, etcdTLSKeys.defaults(discovery.EtcdTLS{}))
 	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
 	}
 	client, err := cf.client()
+	if err != nil {
+		return usageError{err}
+	}
+	etcd, err := etcdTLSOf(conf)
 	if err != nil {
 		return usageError{err}
 	}
@@ -56,7 +63,7 @@ func runReport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	}
 	ctx, cancel := context.WithTimeout(ctx, reportTimeout)
 	defer cancel()
-	bases, err := serviceBases(ctx, *base)
+	bases, err := serviceBases(ctx, *base, etcd, client)
 	if err != nil {
 		return err
 	}

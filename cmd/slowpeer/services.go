@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,9 +16,11 @@ import (
 const registryReadTimeout = 10 * time.Second
 
 // serviceBases returns the base URLs -namenode names: the URL itself, or,
-// for a registry URL, the base URL of every replica registered there now
-// (read once), in the order of their registration.
-func serviceBases(ctx context.Context, spec string) ([]string, error) {
+// for a registry URL (its etcd reached with etcd, nil: plain), the base
+// URL of every replica registered there now (read once), in the order of
+// their registration; with c's token, only those that may be sent it
+// (trustedPeers).
+func serviceBases(ctx context.Context, spec string, etcd *tls.Config, c serviceClient) ([]string, error) {
 	if !discovery.IsRegistryURL(spec) {
 		return []string{spec}, nil
 	}
@@ -25,6 +28,7 @@ func serviceBases(ctx context.Context, spec string) ([]string, error) {
 	if err != nil {
 		return nil, usageError{fmt.Errorf("-namenode: %w", err)}
 	}
+	u.TLS = etcd
 	ms, err := registeredMembers(ctx, u)
 	if err != nil {
 		return nil, fmt.Errorf("-namenode: %w", err)
@@ -32,7 +36,13 @@ func serviceBases(ctx context.Context, spec string) ([]string, error) {
 	if len(ms) == 0 {
 		return nil, fmt.Errorf("-namenode: no replica is registered in %s", u)
 	}
-	return discovery.MemberURLs(ms), nil
+	bases := discovery.MemberURLs(ms)
+	if c.token != "" {
+		if bases = trustedPeers(ctx, c.http, bases, c.token, slog.New(slog.DiscardHandler)); len(bases) == 0 {
+			return nil, fmt.Errorf("-namenode: no replica registered in %s proves it holds the token (over plain HTTP it must)", u)
+		}
+	}
+	return bases, nil
 }
 
 // registeredMembers reads, once, the replicas registered in u.

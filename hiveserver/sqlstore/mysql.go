@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -31,6 +32,7 @@ func openMySQL(dsn string) (*Store, error) {
 	// the driver interpolates their arguments, escaping them for utf8mb4,
 	// and each costs one round trip.
 	cfg.InterpolateParams = true
+	cfg.Logger = driverLog{}
 	conn, err := mysql.NewConnector(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("mysql DSN: %w", err)
@@ -39,8 +41,16 @@ func openMySQL(dsn string) (*Store, error) {
 	db.SetMaxOpenConns(8)
 	db.SetMaxIdleConns(8)
 	db.SetConnMaxLifetime(5 * time.Minute)
-	return &Store{db: db, d: mysqlDialect, desc: fmt.Sprintf("mysql:%s/%s", cfg.Addr, cfg.DBName)}, nil
+	return &Store{db: db, d: mysqlDialect, desc: fmt.Sprintf("mysql:%s/%s", cfg.Addr, cfg.DBName), recheck: SchemaRecheck}, nil
 }
+
+// driverLog takes the driver's own messages (a bad idle connection
+// closed, a broken pipe: the database went away), which it would print on
+// stderr beside the service's log, to slog at debug level; the store's
+// errors say what failed.
+type driverLog struct{}
+
+func (driverLog) Print(v ...any) { slog.Debug("mysql driver: " + fmt.Sprint(v...)) }
 
 // lostRace reports whether err is MySQL telling one of two concurrent
 // writers of a row to try again.

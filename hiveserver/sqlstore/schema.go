@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/slowpeer/slowpeer/hiveserver"
 )
@@ -34,10 +35,18 @@ func (e *SchemaError) Error() string {
 // knows.
 func (e *SchemaError) TooNew() bool { return e.Have > e.Want }
 
-// Is makes an older schema hiveserver.ErrStoreNotReady.
+// Is makes an older schema hiveserver.ErrStoreNotReady and a newer one
+// hiveserver.ErrStoreTooNew.
 func (e *SchemaError) Is(target error) bool {
-	return target == hiveserver.ErrStoreNotReady && e.Have < e.Want
+	return target == hiveserver.ErrStoreNotReady && e.Have < e.Want ||
+		target == hiveserver.ErrStoreTooNew && e.Have > e.Want
 }
+
+// SchemaRecheck is how old a check of the schema version may be before a
+// read or a write of the store checks it again: during a rolling upgrade
+// the leader, a newer binary, migrates the schema under replicas that
+// still run the older one, which then stop writing within this time.
+const SchemaRecheck = time.Second
 
 // SchemaVersion returns the store's schema version (0 when no table is
 // there yet) and the version this package knows, reading no more than
@@ -61,31 +70,38 @@ func (s *Store) SchemaVersion(ctx context.Context) (have, want int, err error) {
 	return have, want, nil
 }
 
-// CheckSchema returns nil once the store's schema is the version this
+// CheckSchema returns nil while the store's schema is the version this
 // package knows, and prepares the store's statements the first time;
-// another version is a *SchemaError. Once it has returned nil it does no
-// more I/O.
+// another version is a *SchemaError. It reads the version again once the
+// last reading is SchemaRecheck old (Store.recheck), not at every call.
 func (s *Store) CheckSchema(ctx context.Context) error {
-	if s.ready.Load() {
+	if s.ready.Load() && time.Since(time.Unix(0, s.checked.Load())) < s.recheck {
 		return nil
 	}
 	s.readyMu.Lock()
 	defer s.readyMu.Unlock()
-	if s.ready.Load() {
+	if s.ready.Load() && time.Since(time.Unix(0, s.checked.Load())) < s.recheck {
 		return nil
 	}
+	read := time.Now()
 	have, want, err := s.SchemaVersion(ctx)
 	switch {
 	case err != nil:
 		return err
 	case have != want:
+		if s.ready.Swap(false) {
+			s.checked.Store(0)
+		}
 		return &SchemaError{Store: s.desc, Have: have, Want: want}
 	}
-	st, err := s.db.PrepareContext(ctx, lookupQuery)
-	if err != nil {
-		return fmt.Errorf("store %s: prepare: %w", s.desc, err)
+	if s.lookup == nil {
+		st, err := s.db.PrepareContext(ctx, lookupQuery)
+		if err != nil {
+			return fmt.Errorf("store %s: prepare: %w", s.desc, err)
+		}
+		s.lookup = st
 	}
-	s.lookup = st
+	s.checked.Store(read.UnixNano())
 	s.ready.Store(true)
 	return nil
 }

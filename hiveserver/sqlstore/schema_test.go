@@ -130,3 +130,43 @@ func TestSchemaTooNew(t *testing.T) {
 		tooNew("Open", err)
 	})
 }
+
+// A rolling upgrade: a newer leader migrates the schema under a store
+// that serves already. The store reads the version again once its last
+// reading is SchemaRecheck old, and from then on writes nothing: its
+// commits fail with ErrStoreTooNew until the schema is one it knows.
+func TestSchemaRecheckedDuringRollingUpgrade(t *testing.T) {
+	forEachStore(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		old := openStore(t, dsn)
+		e := storetest.Event("hs1:10000", hiveserver.PreExec, "q1", "j", storetest.At(0))
+		if _, err := old.Commit(ctx, []hiveserver.Event{e}); err != nil {
+			t.Fatal(err)
+		}
+		newer := connectStore(t, dsn)
+		if _, err := newer.db.ExecContext(ctx, writeVersion, 2, schemaComponent); err != nil {
+			t.Fatal(err)
+		}
+		// Within SchemaRecheck the old store has not looked yet.
+		old.recheck = 0
+		e2 := storetest.Event("hs1:10000", hiveserver.PreExec, "q2", "j", storetest.At(1))
+		_, err := old.Commit(ctx, []hiveserver.Event{e2})
+		if !errors.Is(err, hiveserver.ErrStoreTooNew) || !strings.Contains(err.Error(), "run a newer slowpeer") {
+			t.Fatalf("commit after a newer leader migrated: %v", err)
+		}
+		if _, err := old.Snapshot(ctx); !errors.Is(err, hiveserver.ErrStoreTooNew) {
+			t.Fatalf("snapshot after a newer leader migrated: %v", err)
+		}
+		var n int
+		if err := old.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM hive_queries`).Scan(&n); err != nil || n != 1 {
+			t.Fatalf("rows after the refused commit: %d, %v; want the first one only", n, err)
+		}
+		// Back to the version it knows (a rollback of the upgrade): it serves again.
+		if _, err := newer.db.ExecContext(ctx, writeVersion, 1, schemaComponent); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := old.Commit(ctx, []hiveserver.Event{e2}); err != nil {
+			t.Fatalf("commit once the schema is known again: %v", err)
+		}
+	})
+}

@@ -29,7 +29,7 @@ func openSQLite(path string) (*Store, error) {
 	// One writer (a Picker's committer) and a few readers.
 	db.SetMaxOpenConns(4)
 	db.SetMaxIdleConns(4)
-	return &Store{db: db, d: sqliteDialect, desc: "sqlite:" + path}, nil
+	return &Store{db: db, d: sqliteDialect, desc: "sqlite:" + path, recheck: SchemaRecheck}, nil
 }
 
 var sqliteDialect = &dialect{

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/slowpeer/slowpeer/hiveserver"
 	"github.com/slowpeer/slowpeer/reports"
@@ -29,6 +30,11 @@ type Store struct {
 	readyMu sync.Mutex
 	ready   atomic.Bool
 	lookup  *sql.Stmt // prepared once the schema is current
+	// checked is when the schema version was last read and found
+	// current (Unix nanoseconds); recheck how old that may be
+	// (SchemaRecheck).
+	checked atomic.Int64
+	recheck time.Duration
 }
 
 // Open opens the store dsn names and migrates its schema, as a lone
