@@ -146,7 +146,7 @@ func (d DiskLatency) validate() error {
 	if err := ValidateDisk(d.Disk); err != nil {
 		return fmt.Errorf("disk: %w", err)
 	}
-	if err := validateDiskKind(d.Kind); err != nil {
+	if err := ValidateDiskKind(d.Kind); err != nil {
 		return fmt.Errorf("kind: %w", err)
 	}
 	if d.Latencies == nil {
@@ -224,9 +224,10 @@ func ValidateDisk(name string) error {
 	return nil
 }
 
-// validateDiskKind accepts "" or up to MaxDiskKindBytes of printable
-// ASCII other than '"' and '\\'.
-func validateDiskKind(kind string) error {
+// ValidateDiskKind reports an error unless kind is a usable device kind:
+// "" (unknown) or up to MaxDiskKindBytes of printable ASCII other than
+// '"' and '\\'.
+func ValidateDiskKind(kind string) error {
 	if len(kind) > MaxDiskKindBytes {
 		return fmt.Errorf("%d bytes, at most %d allowed", len(kind), MaxDiskKindBytes)
 	}
