@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/slowpeer/slowpeer/disk"
 	"github.com/slowpeer/slowpeer/rolling"
 )
 
@@ -132,6 +133,32 @@ type Config struct {
 	ProbeMaxFailures int
 	// HadoopJMXInterval is slowpeer.hadoop.jmx.interval, default 1m.
 	HadoopJMXInterval time.Duration
+
+	// Volumes are the DataNode's volumes, dfs.datanode.data.dir (flag
+	// -volumes, which wins; ParseDataDirs reads either), each an existing
+	// directory, measured from the kernel's counters, probes and, with
+	// HadoopJMX, the DataNode's volume beans; heartbeats carry their
+	// slow-disk report with the slow-peer report. Empty: no disk is
+	// measured and no slow-disk report is sent.
+	Volumes []disk.Volume
+	// MinOutlierDetectionDisks is dfs.datanode.min.outlier.detection.disks,
+	// default 5: with fewer volumes of one StorageType Hadoop's test of
+	// them is skipped.
+	MinOutlierDetectionDisks int
+	// SlowDiskLowThreshold is dfs.datanode.slowdisk.low.threshold.ms,
+	// default 20 ms: no volume at or below it is slow.
+	SlowDiskLowThreshold time.Duration
+	// DiskStatsInterval is slowpeer.disk.stats.interval, default 1s: how
+	// often the kernel's counters of the volumes' devices are read.
+	DiskStatsInterval time.Duration
+	// DiskProbeInterval is slowpeer.disk.probe.interval, default 1s: the
+	// least time between two probe operations on one volume; 0 turns the
+	// probes off.
+	DiskProbeInterval time.Duration
+	// DiskProbeBudget is slowpeer.disk.probe.budget, default 1ms: the time
+	// the probes of one volume may take per second (0.1 %); after an
+	// operation that took d, the next waits at least d / budget seconds.
+	DiskProbeBudget time.Duration
 	// HadoopJMXPeerPort is slowpeer.hadoop.jmx.peer.port, default 0. Hadoop
 	// names the peers in SendPacketDownstreamAvgInfo by their HTTP info
 	// address (ip:9864), not by their transfer address (ip:9866) that
@@ -185,6 +212,11 @@ func DefaultConfig() Config {
 		ProbeMaxFailures:           DefaultProbeMaxFailures,
 		HadoopJMXInterval:          DefaultHadoopJMXInterval,
 		HadoopJMXPeerPort:          DefaultHadoopJMXPeerPort,
+		MinOutlierDetectionDisks:   DefaultMinOutlierDetectionDisks,
+		SlowDiskLowThreshold:       DefaultSlowDiskLowThreshold,
+		DiskStatsInterval:          DefaultDiskStatsInterval,
+		DiskProbeInterval:          DefaultDiskProbeInterval,
+		DiskProbeBudget:            DefaultDiskProbeBudget,
 		MaxRetryBackoff:            DefaultMaxRetryBackoff,
 		ProgressInterval:           DefaultProgressInterval,
 	}

@@ -1,0 +1,178 @@
+package datanode
+
+import (
+	"context"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/slowpeer/slowpeer/disk"
+	"github.com/slowpeer/slowpeer/diskstat"
+	"github.com/slowpeer/slowpeer/reports"
+)
+
+// busyUtilization is the share of a stats interval the device under a
+// volume may have had I/O in flight for a probe to take its turn: above
+// it, the device is busy with other work, and a probe would time the
+// queue ahead of it rather than the disk (measured: probes behind a dd
+// writing 250–800 MB/s waited 30–140 ms on a device whose own service
+// time stayed 0.5–2 ms, at a utilization of 0.4–0.8; an idle device probed
+// once a second is busy a few per cent of the time). The kernel's counters
+// measure the device then, per request and against its queue.
+const busyUtilization = 0.25
+
+// Disks measures a DataNode host's volumes from up to three sources, each
+// into a disk.Recorder of its own: the kernel's counters of the device
+// under each volume, small active probes on each volume, and the
+// volume beans of a Hadoop DataNode beside the agent (-hadoop-jmx). A
+// report merges them (mergeStats) and runs Hadoop's test.
+//
+// Disks is safe for concurrent use; Run may be called once.
+type Disks struct {
+	volumes []disk.Volume
+	devs    []diskstat.Device // per volume, the zero Device for none
+	kernel  *diskKernel
+	probes  []*diskProber
+	hadoop  *diskHadoop // nil without -hadoop-jmx
+
+	recs []*disk.Recorder // kernel, probes, then Hadoop's when there is one
+
+	mu       sync.Mutex
+	detector *disk.Detector // guarded by mu
+}
+
+// newDisks returns the measurement of cfg.Volumes, or nil when there are
+// none. Each volume's device and kind are looked up now; a volume without
+// a block device of its own is logged and left to the probes.
+func newDisks(cfg Config, client *http.Client, c *counters, log *slog.Logger) (*Disks, error) {
+	if len(cfg.Volumes) == 0 {
+		return nil, nil
+	}
+	d := &Disks{volumes: append([]disk.Volume(nil), cfg.Volumes...),
+		detector: disk.NewDetector(cfg.MinOutlierDetectionDisks, cfg.SlowDiskLowThreshold)}
+	d.devs = make([]diskstat.Device, len(d.volumes))
+	for i, v := range d.volumes {
+		dev, err := diskstat.Of(v.Path)
+		if err != nil {
+			log.Warn("no block device found under this volume; it is measured by probes alone",
+				slog.String("volume", v.Path), slog.Any("err", err))
+			continue
+		}
+		d.devs[i] = dev
+		if d.volumes[i].Kind == "" {
+			d.volumes[i].Kind = diskstat.Kind("", dev)
+		}
+	}
+	newRec := func() (*disk.Recorder, error) {
+		return disk.NewRecorder(cfg.RollingWindow, cfg.RollingWindows, d.volumes)
+	}
+	kernelRec, err := newRec()
+	if err != nil {
+		return nil, err
+	}
+	probeRec, err := newRec()
+	if err != nil {
+		return nil, err
+	}
+	d.recs = []*disk.Recorder{kernelRec, probeRec}
+	paths := make([]string, len(d.volumes))
+	for i, v := range d.volumes {
+		paths[i] = v.Path
+	}
+	dlog := log.With(slog.String("source", "disks"))
+	d.kernel = newDiskKernel(paths, d.devs, kernelRec, cfg.DiskStatsInterval, c, dlog)
+	if cfg.DiskProbeInterval > 0 {
+		for _, v := range d.volumes {
+			d.probes = append(d.probes, &diskProber{volume: v.Path, rec: probeRec, interval: cfg.DiskProbeInterval,
+				share: cfg.DiskProbeBudget.Seconds(), busy: d.busyFunc(v.Path), counters: c, log: dlog,
+				rng: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))})
+		}
+	}
+	if cfg.HadoopJMX != "" {
+		hadoopRec, err := newRec()
+		if err != nil {
+			return nil, err
+		}
+		d.recs = append(d.recs, hadoopRec)
+		d.hadoop = newDiskHadoop(cfg.HadoopJMX, client, cfg.HadoopJMXInterval, hadoopRec, c, dlog)
+	}
+	return d, nil
+}
+
+// busyFunc returns whether the device under volume was busy with other
+// work over the last stats interval.
+func (d *Disks) busyFunc(volume string) func() bool {
+	return func() bool {
+		u, ok := d.kernel.utilization(volume)
+		return ok && u > busyUtilization
+	}
+}
+
+// Volumes returns the volumes measured, with their kinds, in a new slice.
+func (d *Disks) Volumes() []disk.Volume { return append([]disk.Volume(nil), d.volumes...) }
+
+// Run measures until ctx is done and returns once every source has
+// stopped and the probes' files are removed.
+func (d *Disks) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	wg.Go(func() { d.kernel.run(ctx) })
+	for _, p := range d.probes {
+		wg.Go(func() { p.run(ctx) })
+	}
+	if d.hadoop != nil {
+		wg.Go(func() { d.hadoop.run(ctx) })
+	}
+	wg.Wait()
+}
+
+// ReportAt returns, at now, the heartbeat's slowDisks (Hadoop's test over
+// the merged latencies; never nil) and diskLatencies (every volume).
+func (d *Disks) ReportAt(now time.Time) ([]reports.SlowDisk, []reports.DiskLatency) {
+	sets := make([][]disk.Stats, len(d.recs))
+	for i, r := range d.recs {
+		sets[i] = r.SnapshotAt(now)
+	}
+	stats := mergeStats(sets)
+	d.mu.Lock()
+	slow := d.detector.Detect(stats)
+	d.mu.Unlock()
+	return slow, disk.Latencies(stats)
+}
+
+// mergeStats merges the snapshots of the sources, which hold the same
+// volumes in the same order: for every volume and operation, the figure
+// of the source that measured it slowest, and the first load given. Each
+// source is a lower bound of how slow a volume is: the kernel's counters
+// miss what holds a request before the device accounts it (a throttle of
+// the block-I/O controller, a file system's locks), a probe is one small
+// operation at a time and skips its turn on a busy device, a Hadoop
+// DataNode times only its own operations; none makes a healthy volume
+// look slow.
+func mergeStats(sets [][]disk.Stats) []disk.Stats {
+	if len(sets) == 0 {
+		return nil
+	}
+	out := make([]disk.Stats, len(sets[0]))
+	copy(out, sets[0])
+	for _, set := range sets[1:] {
+		if len(set) != len(out) {
+			panic("BUG: datanode.mergeStats: sources of different volumes")
+		}
+		for i, s := range set {
+			if s.Path != out[i].Path {
+				panic("BUG: datanode.mergeStats: sources of different volumes")
+			}
+			for op, o := range s.Ops {
+				if o.Samples > 0 && (out[i].Ops[op].Samples == 0 || o.MeanMs > out[i].Ops[op].MeanMs) {
+					out[i].Ops[op] = o
+				}
+			}
+			if out[i].Load == nil {
+				out[i].Load = s.Load
+			}
+		}
+	}
+	return out
+}
