@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 	"unsafe"
@@ -53,6 +54,40 @@ type diskProber struct {
 	buf      []byte   // probeBlockBytes, page-aligned
 	next     disk.Op
 	metadata int // files made, for names
+	recent   [disk.NumOps]recentLatencies
+}
+
+// recentLatencies are the last few latencies of one probe operation.
+type recentLatencies struct {
+	d [probeRecent]time.Duration
+	n int // how many were recorded, ever
+}
+
+// probeRecent is how many latencies of an operation clip the next one.
+const probeRecent = 5
+
+// clip records d and returns it, or 3 × the median of the operation's
+// last probeRecent latencies (d among them) when d is above that: one
+// operation that waited alone (a journal commit of the whole file
+// system, a neighbour's burst on a shared device) must not move a mean
+// over a few dozen probes, while a disk that turned slow is slow in every
+// probe and raises the median within three of them. Package datanode's
+// probe pipelines clip packets the same way.
+func (r *recentLatencies) clip(d time.Duration) time.Duration {
+	r.d[r.n%probeRecent] = d
+	r.n++
+	if r.n < 3 {
+		return d
+	}
+	k := min(r.n, probeRecent)
+	var s [probeRecent]time.Duration
+	copy(s[:], r.d[:k])
+	slices.Sort(s[:k])
+	med := s[k/2]
+	if k%2 == 0 {
+		med = (s[k/2-1] + s[k/2]) / 2
+	}
+	return min(d, 3*med)
 }
 
 // maxProbePause bounds the pause after a very slow operation: a disk that
@@ -102,7 +137,7 @@ func (p *diskProber) run(ctx context.Context) {
 				p.counters.diskProbeErrors.Add(1)
 				p.log.Warn("disk probe failed", slog.String("volume", p.volume), slog.String("op", p.next.String()), slog.Any("err", err))
 			default:
-				p.rec.AddAt(time.Now(), p.volume, p.next, elapsed)
+				p.rec.AddAt(time.Now(), p.volume, p.next, p.recent[p.next].clip(elapsed))
 				p.counters.diskProbes.Add(1)
 				pause = probePause(elapsed, p.interval, p.share)
 			}

@@ -70,13 +70,16 @@ func parseDataDir(raw string) (disk.Volume, error) {
 			v.StorageType = t
 		}
 	}
+	if v.StorageType == "PROVIDED" {
+		return v, nil // remote storage: not measured, whatever its URI
+	}
 	path := location
 	if strings.Contains(location, ":") {
 		u, err := url.Parse(location)
 		if err != nil {
 			return v, fmt.Errorf("not a path or a file: URI: %w", err)
 		}
-		if u.Scheme != "file" && v.StorageType != "PROVIDED" {
+		if u.Scheme != "file" {
 			return v, fmt.Errorf("scheme %q: a volume is a local directory (file:)", u.Scheme)
 		}
 		if u.Host != "" && u.Host != "localhost" {
@@ -84,7 +87,7 @@ func parseDataDir(raw string) (disk.Volume, error) {
 		}
 		path = u.Path
 	}
-	if !filepath.IsAbs(path) && v.StorageType != "PROVIDED" {
+	if !filepath.IsAbs(path) {
 		return v, errors.New("not an absolute path")
 	}
 	v.Path = filepath.Clean(path)

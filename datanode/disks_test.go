@@ -1,0 +1,104 @@
+package datanode
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/slowpeer/slowpeer/disk"
+	"github.com/slowpeer/slowpeer/reports"
+)
+
+func TestMergeStats(t *testing.T) {
+	stats := func(path string, ms [disk.NumOps]float64, n [disk.NumOps]int64, load *reports.DiskLoad) disk.Stats {
+		s := disk.Stats{Volume: disk.Volume{Path: path}, Load: load}
+		for op := range ms {
+			s.Ops[op] = disk.OpStats{MeanMs: ms[op], Samples: n[op]}
+		}
+		return s
+	}
+	load := &reports.DiskLoad{IOPS: 40, BytesPerSecond: 1 << 20, Utilization: 0.2}
+	kernel := []disk.Stats{
+		stats("/a", [3]float64{0, 2, 3}, [3]int64{0, 500, 800}, load),
+		stats("/b", [3]float64{0, 2, 40}, [3]int64{0, 500, 800}, load),
+	}
+	probes := []disk.Stats{
+		stats("/a", [3]float64{5, 9, 1}, [3]int64{20, 20, 20}, nil),
+		stats("/b", [3]float64{5, 0, 4}, [3]int64{20, 0, 20}, nil),
+	}
+	got := mergeStats([][]disk.Stats{kernel, probes})
+	want := []disk.Stats{
+		// The slower figure of each operation, with its own count.
+		stats("/a", [3]float64{5, 9, 3}, [3]int64{20, 20, 800}, load),
+		stats("/b", [3]float64{5, 2, 40}, [3]int64{20, 500, 800}, load),
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("mergeStats =\n%+v\nwant\n%+v", got, want)
+	}
+	// The load comes from whichever source has one.
+	if got := mergeStats([][]disk.Stats{probes, kernel}); got[0].Load != load {
+		t.Errorf("load %+v, want the kernel's", got[0].Load)
+	}
+	if kernel[0].Ops[disk.Metadata].Samples != 0 {
+		t.Error("mergeStats changed its input")
+	}
+}
+
+// An agent with volumes sends its slow-disk report with every slow-peer
+// report; with peer statistics off, alone on the same schedule.
+func TestAgentSendsDiskReport(t *testing.T) {
+	for _, peers := range []bool{true, false} {
+		svc := newFakeService(t, false)
+		cfg := DefaultConfig()
+		cfg.ID, cfg.NameNodes = "127.0.0.1:9866", []string{svc.srv.URL}
+		cfg.HeartbeatInterval, cfg.ReportInterval, cfg.MaxRetryBackoff = 100*time.Millisecond, 500*time.Millisecond, 200*time.Millisecond
+		cfg.DiskStatsInterval, cfg.DiskProbeInterval, cfg.DiskProbeBudget = 50*time.Millisecond, 20*time.Millisecond, time.Second
+		for range 5 {
+			cfg.Volumes = append(cfg.Volumes, disk.Volume{Path: t.TempDir()})
+		}
+		cfg.PeerStatsEnabled = peers
+		if peers {
+			// Enough peers measured that the slow-peer report goes.
+			cfg.MinOutlierDetectionNodes, cfg.MinOutlierDetectionSamples = 1, 0
+			cfg.PeerMetrics = NewPeerMetrics(probeMetricsConfig(cfg))
+			cfg.PeerMetrics.AddSendPacketDownstream("127.0.0.2:9866", time.Millisecond)
+		}
+		a, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := a.Disks().Volumes(); len(got) != 5 {
+			t.Fatalf("volumes %+v", got)
+		}
+		stop := startAgent(t, a)
+		withDisks := func() []reports.Heartbeat {
+			var out []reports.Heartbeat
+			for _, hb := range svc.Beats() {
+				if hb.HasDiskReport() {
+					out = append(out, hb)
+				}
+			}
+			return out
+		}
+		waitFor(t, 20*time.Second, "two disk reports with every volume measured", func() bool {
+			hbs := withDisks()
+			if len(hbs) < 2 {
+				return false
+			}
+			last := hbs[len(hbs)-1]
+			for _, d := range last.DiskLatencies {
+				if d.Samples["WRITE"] == 0 {
+					return false
+				}
+			}
+			// and heartbeats between reports that carry none
+			return len(last.DiskLatencies) == 5 && len(svc.Beats()) >= len(hbs)+3
+		}, svc)
+		stop()
+		for _, hb := range svc.Beats() {
+			if peers && hb.HasDiskReport() != hb.HasReport() || !peers && hb.HasReport() {
+				t.Fatalf("peers %v: a heartbeat with slowPeers %v and slowDisks %v", peers, hb.SlowPeers, hb.SlowDisks)
+			}
+		}
+	}
+}
