@@ -119,7 +119,7 @@ func (a *actor) beat(ctx context.Context, s *Scheduler) {
 	}
 	diskReport := a.disks != nil && (report || due && a.detect == nil)
 	if diskReport {
-		hb.SlowDisks, hb.DiskLatencies = a.disks.ReportAt(now)
+		hb.SlowDisks, hb.DiskLatencies, diskReport = a.disks.ReportAt(now)
 	}
 	rctx, cancel := context.WithTimeout(ctx, a.heartbeat)
 	reply, err := a.send.SendHeartbeat(rctx, hb)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/slowpeer/slowpeer/disk"
@@ -21,8 +20,7 @@ import (
 //
 // A volume with no block device of its own (tmpfs, overlay, NFS), or
 // whose device the counters do not list, is logged once and left to the
-// probes. diskKernel is safe for concurrent use; step and run belong to
-// one goroutine.
+// probes. diskKernel's methods belong to one goroutine.
 type diskKernel struct {
 	volumes  []string
 	devs     []diskstat.Device // per volume; the zero Device for none
@@ -40,16 +38,12 @@ type diskKernel struct {
 	prevAt  time.Time
 	missing []bool // uniq[i] was logged as missing
 	failed  bool   // the last read of the document failed, and was logged
-
-	mu   sync.Mutex
-	util map[diskstat.Device]float64 // guarded by mu: the last interval's utilization
 }
 
 // newDiskKernel returns the source of vols, whose devices are devs (the
 // zero Device for a volume without one).
 func newDiskKernel(vols []string, devs []diskstat.Device, rec *disk.Recorder, interval time.Duration, c *counters, log *slog.Logger) *diskKernel {
-	k := &diskKernel{volumes: vols, devs: devs, rec: rec, interval: interval, counters: c, log: log,
-		util: map[diskstat.Device]float64{}}
+	k := &diskKernel{volumes: vols, devs: devs, rec: rec, interval: interval, counters: c, log: log}
 	for _, d := range devs {
 		if d != (diskstat.Device{}) && !slices.Contains(k.uniq, d) {
 			k.uniq = append(k.uniq, d)
@@ -120,9 +114,6 @@ func (k *diskKernel) step(now time.Time) {
 
 // record adds one interval of device d to every volume on it.
 func (k *diskKernel) record(now time.Time, d diskstat.Device, s diskstat.Sample) {
-	k.mu.Lock()
-	k.util[d] = s.Utilization()
-	k.mu.Unlock()
 	for j, v := range k.volumes {
 		if k.devs[j] != d {
 			continue
@@ -138,19 +129,6 @@ func (k *diskKernel) record(now time.Time, d diskstat.Device, s diskstat.Sample)
 			k.log.Debug("disk load not recorded", slog.Any("err", err))
 		}
 	}
-}
-
-// utilization returns the share of the last interval during which the
-// device under volume had I/O in flight, and whether it is known.
-func (k *diskKernel) utilization(volume string) (float64, bool) {
-	i := slices.Index(k.volumes, volume)
-	if i < 0 || k.devs[i] == (diskstat.Device{}) {
-		return 0, false
-	}
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	u, ok := k.util[k.devs[i]]
-	return u, ok
 }
 
 func (k *diskKernel) volumesOn(d diskstat.Device) []string {

@@ -66,12 +66,6 @@ func TestDiskKernelStep(t *testing.T) {
 			t.Errorf("%s has kernel figures: %+v", s.Path, s)
 		}
 	}
-	if u, ok := k.utilization("/data/1"); !ok || u != 1 {
-		t.Errorf("utilization(/data/1) = %v, %v", u, ok)
-	}
-	if _, ok := k.utilization("/tmpfs"); ok {
-		t.Error("a volume without a device has a utilization")
-	}
 	k.step(t0.Add(3 * time.Second))
 	if n := strings.Count(logs.String(), "lists no counters"); n != 1 {
 		t.Errorf("the missing device was logged %d times, want once:\n%s", n, logs.String())

@@ -2,16 +2,17 @@ package datanode
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/slowpeer/slowpeer/disk"
+	"github.com/slowpeer/slowpeer/diskstat"
 	"github.com/slowpeer/slowpeer/internal/testenv"
 )
 
@@ -52,14 +53,14 @@ func TestProbeClip(t *testing.T) {
 	}
 }
 
-func newTestProber(t *testing.T, dir string, busy func() bool) (*diskProber, *disk.Recorder, *counters) {
+func newTestProber(t *testing.T, dir string) (*diskProber, *disk.Recorder, *counters) {
 	t.Helper()
 	rec, err := disk.NewRecorder(time.Minute, 3, []disk.Volume{{Path: dir}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := &counters{}
-	return &diskProber{volume: dir, rec: rec, interval: 5 * time.Millisecond, share: 1, busy: busy, counters: c,
+	return &diskProber{volume: dir, rec: rec, interval: 5 * time.Millisecond, share: 1, counters: c,
 		log: slog.New(slog.NewTextHandler(io.Discard, nil)), rng: rand.New(rand.NewPCG(1, 2))}, rec, c
 }
 
@@ -71,7 +72,7 @@ func TestDiskProberRecordsAndCleansUp(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, ProbeDirName, "old"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	p, rec, c := newTestProber(t, dir, nil)
+	p, rec, c := newTestProber(t, dir)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { p.run(ctx); close(done) }()
@@ -99,23 +100,70 @@ func TestDiskProberRecordsAndCleansUp(t *testing.T) {
 	}
 }
 
-// A probe skips its turn while the device is busy with other work.
+// A probe skips its turn while the device has other I/O in flight, and
+// is not recorded when the device completed more than the probe's own
+// requests while it ran.
 func TestDiskProberSkipsBusyDevice(t *testing.T) {
-	var busy atomic.Bool
-	busy.Store(true)
-	p, rec, c := newTestProber(t, t.TempDir(), busy.Load)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { p.run(ctx); close(done) }()
-	defer func() { cancel(); <-done }()
-	testenv.WaitFor(t, "skipped turns", 10*time.Second, func() bool { return c.diskProbesSkipped.Load() >= 5 })
-	if n := c.diskProbes.Load(); n != 0 {
-		t.Fatalf("%d probes on a busy device", n)
+	sys := t.TempDir()
+	dev := diskstat.Device{Major: 7, Minor: 9}
+	statDir := filepath.Join(sys, "dev", "block", dev.String())
+	if err := os.MkdirAll(statDir, 0o755); err != nil {
+		t.Fatal(err)
 	}
-	busy.Store(false)
-	testenv.WaitFor(t, "probes once the device is idle", 10*time.Second, func() bool { return c.diskProbes.Load() >= 3 })
-	if s := rec.SnapshotAt(time.Now())[0]; s.Ops[disk.Metadata].Samples == 0 {
-		t.Errorf("no metadata probe recorded: %+v", s.Ops)
+	stat := func(ios, inFlight int) {
+		line := fmt.Sprintf("%d 0 0 0 %d 0 0 0 %d 0 0\n", ios, ios, inFlight)
+		if err := os.WriteFile(filepath.Join(statDir, "stat"), []byte(line), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, rec, c := newTestProber(t, t.TempDir())
+	p.dev, p.sysfs = dev, sys
+	if err := p.open(); err != nil {
+		t.Fatal(err)
+	}
+	defer p.close()
+	stat(100, 1)
+	p.turn()
+	if c.diskProbesSkipped.Load() != 1 || c.diskProbes.Load() != 0 || p.next != disk.Metadata {
+		t.Fatalf("with I/O in flight: %d skipped, %d probes, next %v", c.diskProbesSkipped.Load(), c.diskProbes.Load(), p.next)
+	}
+	stat(100, 0)
+	p.turn() // no request completed meanwhile (the file holds still): recorded
+	if c.diskProbes.Load() != 1 {
+		t.Fatalf("an idle device's probe was not recorded")
+	}
+	// Others' requests completing while the probe runs: read before, then
+	// the device jumps by 50 (each side) before the read after.
+	p.sysfs = sys
+	before, _ := p.look()
+	stat(150, 0)
+	after, _ := p.look()
+	if !othersWorked(before, after, disk.Read) || othersWorked(after, after, disk.Metadata) {
+		t.Fatal("othersWorked misjudged")
+	}
+	if s := rec.SnapshotAt(time.Now())[0]; s.Ops[disk.Metadata].Samples != 1 {
+		t.Errorf("recorded %+v", s.Ops)
+	}
+}
+
+func TestOthersWorked(t *testing.T) {
+	c := func(reads, writes uint64) diskstat.Counters { return diskstat.Counters{Reads: reads, Writes: writes} }
+	for _, tc := range []struct {
+		before, after diskstat.Counters
+		op            disk.Op
+		want          bool
+	}{
+		{c(10, 10), c(11, 10), disk.Read, false},
+		{c(10, 10), c(12, 10), disk.Read, true},
+		{c(10, 10), c(10, 12), disk.Write, false},
+		{c(10, 10), c(10, 13), disk.Write, true},
+		{c(10, 10), c(10, 18), disk.Metadata, false},
+		{c(10, 10), c(11, 18), disk.Metadata, true},
+		{c(10, 10), c(0, 0), disk.Read, true}, // counters reset: cannot tell
+	} {
+		if got := othersWorked(tc.before, tc.after, tc.op); got != tc.want {
+			t.Errorf("othersWorked(%+v, %+v, %v) = %v", tc.before, tc.after, tc.op, got)
+		}
 	}
 }
 
@@ -126,7 +174,7 @@ func TestDiskProberCannotSetUp(t *testing.T) {
 	if err := os.WriteFile(vol, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	p, _, c := newTestProber(t, vol, nil)
+	p, _, c := newTestProber(t, vol)
 	p.run(context.Background())
 	if c.diskProbes.Load() != 0 {
 		t.Error("probes ran")

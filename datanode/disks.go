@@ -6,22 +6,13 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/slowpeer/slowpeer/disk"
 	"github.com/slowpeer/slowpeer/diskstat"
 	"github.com/slowpeer/slowpeer/reports"
 )
-
-// busyUtilization is the share of a stats interval the device under a
-// volume may have had I/O in flight for a probe to take its turn: above
-// it, the device is busy with other work, and a probe would time the
-// queue ahead of it rather than the disk (measured: probes behind a dd
-// writing 250–800 MB/s waited 30–140 ms on a device whose own service
-// time stayed 0.5–2 ms, at a utilization of 0.4–0.8; an idle device probed
-// once a second is busy a few per cent of the time). The kernel's counters
-// measure the device then, per request and against its queue.
-const busyUtilization = 0.25
 
 // Disks measures a DataNode host's volumes from up to three sources, each
 // into a disk.Recorder of its own: the kernel's counters of the device
@@ -39,6 +30,12 @@ type Disks struct {
 
 	recs []*disk.Recorder // kernel, probes, then Hadoop's when there is one
 
+	// warmUp is how long Run must have measured before a report: until
+	// then a volume has a probe or two of each operation, and one that
+	// waited behind a neighbour's burst would be its whole mean.
+	warmUp  time.Duration
+	started atomic.Pointer[time.Time] // when Run began
+
 	mu       sync.Mutex
 	detector *disk.Detector // guarded by mu
 }
@@ -51,7 +48,8 @@ func newDisks(cfg Config, client *http.Client, c *counters, log *slog.Logger) (*
 		return nil, nil
 	}
 	d := &Disks{volumes: append([]disk.Volume(nil), cfg.Volumes...),
-		detector: disk.NewDetector(cfg.MinOutlierDetectionDisks, cfg.SlowDiskLowThreshold)}
+		detector: disk.NewDetector(cfg.MinOutlierDetectionDisks, cfg.SlowDiskLowThreshold),
+		warmUp:   min(cfg.RollingSpan(), cfg.ReportInterval)}
 	d.devs = make([]diskstat.Device, len(d.volumes))
 	for i, v := range d.volumes {
 		dev, err := diskstat.Of(v.Path)
@@ -84,9 +82,9 @@ func newDisks(cfg Config, client *http.Client, c *counters, log *slog.Logger) (*
 	dlog := log.With(slog.String("source", "disks"))
 	d.kernel = newDiskKernel(paths, d.devs, kernelRec, cfg.DiskStatsInterval, c, dlog)
 	if cfg.DiskProbeInterval > 0 {
-		for _, v := range d.volumes {
+		for i, v := range d.volumes {
 			d.probes = append(d.probes, &diskProber{volume: v.Path, rec: probeRec, interval: cfg.DiskProbeInterval,
-				share: cfg.DiskProbeBudget.Seconds(), busy: d.busyFunc(v.Path), counters: c, log: dlog,
+				share: cfg.DiskProbeBudget.Seconds(), dev: d.devs[i], counters: c, log: dlog,
 				rng: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))})
 		}
 	}
@@ -101,21 +99,14 @@ func newDisks(cfg Config, client *http.Client, c *counters, log *slog.Logger) (*
 	return d, nil
 }
 
-// busyFunc returns whether the device under volume was busy with other
-// work over the last stats interval.
-func (d *Disks) busyFunc(volume string) func() bool {
-	return func() bool {
-		u, ok := d.kernel.utilization(volume)
-		return ok && u > busyUtilization
-	}
-}
-
 // Volumes returns the volumes measured, with their kinds, in a new slice.
 func (d *Disks) Volumes() []disk.Volume { return append([]disk.Volume(nil), d.volumes...) }
 
 // Run measures until ctx is done and returns once every source has
 // stopped and the probes' files are removed.
 func (d *Disks) Run(ctx context.Context) {
+	now := time.Now()
+	d.started.Store(&now)
 	var wg sync.WaitGroup
 	wg.Go(func() { d.kernel.run(ctx) })
 	for _, p := range d.probes {
@@ -128,8 +119,13 @@ func (d *Disks) Run(ctx context.Context) {
 }
 
 // ReportAt returns, at now, the heartbeat's slowDisks (Hadoop's test over
-// the merged latencies; never nil) and diskLatencies (every volume).
-func (d *Disks) ReportAt(now time.Time) ([]reports.SlowDisk, []reports.DiskLatency) {
+// the merged latencies; never nil) and diskLatencies (every volume), or
+// false when Run has not measured for long enough yet: the smaller of a
+// span of the rolling windows and a report interval.
+func (d *Disks) ReportAt(now time.Time) ([]reports.SlowDisk, []reports.DiskLatency, bool) {
+	if s := d.started.Load(); s == nil || now.Sub(*s) < d.warmUp {
+		return nil, nil, false
+	}
 	sets := make([][]disk.Stats, len(d.recs))
 	for i, r := range d.recs {
 		sets[i] = r.SnapshotAt(now)
@@ -138,7 +134,7 @@ func (d *Disks) ReportAt(now time.Time) ([]reports.SlowDisk, []reports.DiskLaten
 	d.mu.Lock()
 	slow := d.detector.Detect(stats)
 	d.mu.Unlock()
-	return slow, disk.Latencies(stats)
+	return slow, disk.Latencies(stats), true
 }
 
 // mergeStats merges the snapshots of the sources, which hold the same

@@ -96,7 +96,8 @@ func TestAgentSendsDiskReport(t *testing.T) {
 		}, svc)
 		stop()
 		for _, hb := range svc.Beats() {
-			if peers && hb.HasDiskReport() != hb.HasReport() || !peers && hb.HasReport() {
+			// (a slow-peer report may go before the disks' warm-up ends)
+			if peers && hb.HasDiskReport() && !hb.HasReport() || !peers && hb.HasReport() {
 				t.Fatalf("peers %v: a heartbeat with slowPeers %v and slowDisks %v", peers, hb.SlowPeers, hb.SlowDisks)
 			}
 		}

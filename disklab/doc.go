@@ -3,13 +3,15 @@
 // measurements: nothing in the agent is told that a disk is slow.
 //
 // A volume is a sparse file on the machine's own file system, attached as
-// a loop device, formatted ext4 and mounted on a directory: a file system
-// on a block device of its own, with its own line in /proc/diskstats.
-// A nested volume puts that backing file on a second such volume (the
-// outer one), and its loop device reads and writes its backing file with
-// direct I/O, so every request of the volume becomes, synchronously, a
-// request of the outer device, issued on behalf of the process that made
-// it.
+// a loop device that reads and writes it with direct I/O, formatted ext4
+// and mounted on a directory: a file system on a block device of its own,
+// with its own line in /proc/diskstats, whose requests reach the disk
+// below as they come (not through the page cache of the backing file,
+// where a write would take the time of a copy and a flush that of writing
+// back all the file system had buffered). A nested volume puts that
+// backing file on a second such volume (the outer one), so every request
+// of the volume becomes, synchronously, a request of the outer device,
+// issued on behalf of the process that made it.
 //
 // Faults are the block-I/O controller's throttle (cgroup v1,
 // blkio.throttle.{read,write}_{iops,bps}_device) on one device, in a

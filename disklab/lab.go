@@ -101,24 +101,25 @@ func (l *Lab) Cgroup() string { return l.cgroup }
 // Volume makes a volume of size bytes (DefaultSize when 0) whose backing
 // file lies on the machine's file system.
 func (l *Lab) Volume(ctx context.Context, size int64) (*Volume, error) {
-	return l.volume(ctx, l.dir, size, false, nil)
+	return l.volume(ctx, l.dir, size, nil)
 }
 
 // Nested makes a volume of size bytes (DefaultSize when 0) whose backing
 // file lies on an outer volume of its own, read and written with direct
-// I/O: throttling v.Outer.Device slows v in a way v's own counters show.
+// I/O, as every volume's: throttling v.Outer.Device slows v in a way v's
+// own counters show.
 func (l *Lab) Nested(ctx context.Context, size int64) (*Volume, error) {
 	if size <= 0 {
 		size = DefaultSize
 	}
-	outer, err := l.volume(ctx, l.dir, size+size/4+(16<<20), false, nil)
+	outer, err := l.volume(ctx, l.dir, size+size/4+(16<<20), nil)
 	if err != nil {
 		return nil, err
 	}
-	return l.volume(ctx, outer.Dir, size, true, outer)
+	return l.volume(ctx, outer.Dir, size, outer)
 }
 
-func (l *Lab) volume(ctx context.Context, parent string, size int64, direct bool, outer *Volume) (*Volume, error) {
+func (l *Lab) volume(ctx context.Context, parent string, size int64, outer *Volume) (*Volume, error) {
 	if size <= 0 {
 		size = DefaultSize
 	}
@@ -131,7 +132,7 @@ func (l *Lab) volume(ctx context.Context, parent string, size int64, direct bool
 	name := "v" + strconv.Itoa(l.n)
 	l.mu.Unlock()
 	v := &Volume{Outer: outer, image: filepath.Join(parent, name+".img"), Dir: filepath.Join(l.dir, name)}
-	if err := v.make(ctx, size, direct); err != nil {
+	if err := v.make(ctx, size); err != nil {
 		return nil, errors.Join(err, v.remove())
 	}
 	l.mu.Lock()
@@ -142,7 +143,7 @@ func (l *Lab) volume(ctx context.Context, parent string, size int64, direct bool
 
 // make creates the backing file, attaches it, formats and mounts it. On
 // error, v says what to undo.
-func (v *Volume) make(ctx context.Context, size int64, direct bool) error {
+func (v *Volume) make(ctx context.Context, size int64) error {
 	f, err := os.OpenFile(v.image, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if err != nil {
 		return fmt.Errorf("disklab: %w", err)
@@ -154,10 +155,11 @@ func (v *Volume) make(ctx context.Context, size int64, direct bool) error {
 	if err != nil {
 		return fmt.Errorf("disklab: %w", err)
 	}
-	args := []string{"--find", "--show"}
-	if direct {
-		args = append(args, "--direct-io=on")
-	}
+	// Direct I/O on the backing file, always: a loop device that went
+	// through the page cache of its backing file would complete writes at
+	// memory speed and make every flush write back whatever its file
+	// system had buffered, unlike a disk.
+	args := []string{"--find", "--show", "--direct-io=on"}
 	out, err := output(ctx, "losetup", append(args, v.image)...)
 	if err != nil {
 		return err

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"strconv"
 )
 
@@ -109,11 +111,8 @@ func scan(data []byte, f func(c Counters, name []byte) bool) error {
 		if err != nil {
 			return fmt.Errorf("parse %s: line %d: %w", Path, n, err)
 		}
-		// The fields after the name: reads, reads merged, sectors read, ms
-		// reading, writes, writes merged, sectors written, ms writing, in
-		// flight, ms busy, weighted ms.
-		c := Counters{Device: Device{major, minor}, Reads: v[0], ReadSectors: v[2], ReadMs: v[3],
-			Writes: v[4], WriteSectors: v[6], WriteMs: v[7], InFlight: v[8], BusyMs: v[9]}
+		c := counters(v)
+		c.Device = Device{major, minor}
 		if !f(c, fields[2]) {
 			return nil
 		}
@@ -155,4 +154,53 @@ func clip(b []byte) []byte {
 		return b[:32]
 	}
 	return b
+}
+
+// ReadDevice reads the counters of one device from sysfs
+// (/sys/dev/block/MAJOR:MINOR/stat, the fields of its /proc/diskstats line
+// after the name): a single small read, for a look at one device just
+// before and after an operation. sysfs is the root of sysfs, "" for /sys.
+// buf, when it holds 256 bytes, is read into, so that the call allocates
+// only the path.
+func ReadDevice(sysfs string, d Device, buf []byte) (Counters, error) {
+	if sysfs == "" {
+		sysfs = "/sys"
+	}
+	name := sysfs + "/dev/block/" + d.String() + "/stat"
+	f, err := os.Open(name)
+	if err != nil {
+		return Counters{}, fmt.Errorf("read the counters of %s: %w", d, err)
+	}
+	defer f.Close()
+	if len(buf) < 256 {
+		buf = make([]byte, 256)
+	}
+	n, err := io.ReadFull(f, buf)
+	if err != nil && err != io.ErrUnexpectedEOF {
+		return Counters{}, fmt.Errorf("read %s: %w", name, err)
+	}
+	var v [11]uint64
+	line := buf[:n]
+	for i := range v {
+		line = bytes.TrimLeft(line, " \t\n")
+		end := bytes.IndexAny(line, " \t\n")
+		if end < 0 {
+			end = len(line)
+		}
+		if v[i], err = number(line[:end]); err != nil {
+			return Counters{}, fmt.Errorf("read %s: field %d: %w", name, i+1, err)
+		}
+		line = line[end:]
+	}
+	c := counters(v)
+	c.Device = d
+	return c, nil
+}
+
+// counters names the eleven fields that follow a device's name: reads,
+// reads merged, sectors read, ms reading, writes, writes merged, sectors
+// written, ms writing, in flight, ms busy, weighted ms.
+func counters(v [11]uint64) Counters {
+	return Counters{Reads: v[0], ReadSectors: v[2], ReadMs: v[3], Writes: v[4], WriteSectors: v[6], WriteMs: v[7],
+		InFlight: v[8], BusyMs: v[9]}
 }

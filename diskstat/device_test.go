@@ -109,3 +109,36 @@ func TestKind(t *testing.T) {
 		}
 	}
 }
+
+func TestReadDevice(t *testing.T) {
+	sys := t.TempDir()
+	dir := filepath.Join(sys, "dev", "block", "7:1")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	stat := "     142        0     2816       23      160       79    26346     1943        2     1952     1991        2        0   262146        0        8       23\n"
+	if err := os.WriteFile(filepath.Join(dir, "stat"), []byte(stat), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadDevice(sys, Device{7, 1}, make([]byte, 256))
+	want := Counters{Device: Device{7, 1}, Reads: 142, ReadSectors: 2816, ReadMs: 23, Writes: 160, WriteSectors: 26346,
+		WriteMs: 1943, InFlight: 2, BusyMs: 1952}
+	if err != nil || got != want {
+		t.Fatalf("ReadDevice = %+v, %v\nwant %+v", got, err, want)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "stat"), []byte("1 2 3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadDevice(sys, Device{7, 1}, nil); err == nil {
+		t.Error("a short stat read without error")
+	}
+	if _, err := ReadDevice(sys, Device{7, 2}, nil); err == nil {
+		t.Error("a missing device read without error")
+	}
+	// The machine's own devices, where there are any.
+	if all, err := Parse(mustRead(t, Path)); err == nil && len(all) > 0 {
+		if c, err := ReadDevice("", all[0].Device, nil); err != nil || c.Device != all[0].Device {
+			t.Errorf("ReadDevice(%v) = %+v, %v", all[0].Device, c, err)
+		}
+	}
+}
