@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/slowpeer/slowpeer/datanode"
+	"github.com/slowpeer/slowpeer/disk"
 	"github.com/slowpeer/slowpeer/netlab"
 )
 
@@ -37,6 +39,9 @@ const (
 	// rate is bits per second as tc writes them: 500mbit, 1gbit, 100mbps
 	// (bytes), or a bare number of bits (netlab.ParseRate).
 	rate
+	// volumes is a list of a DataNode's volumes as dfs.datanode.data.dir
+	// writes them: [SSD]file:///data/1,/data/2 (datanode.ParseDataDirs).
+	volumes
 )
 
 // key is one configuration key of a daemon whose Config is C: how its
@@ -93,6 +98,13 @@ func (k key[C]) set(cfg *C, v string) error {
 		return nil
 	case text:
 		*k.field(cfg).(*string) = v
+		return nil
+	case volumes:
+		vols, err := datanode.ParseDataDirs(v)
+		if err != nil {
+			return err
+		}
+		*k.field(cfg).(*[]disk.Volume) = vols
 		return nil
 	case seconds, millis:
 		n, err = k.parseDuration(v)
@@ -198,9 +210,23 @@ func (k key[C]) format(cfg *C) string {
 		return strconv.FormatBool(*p)
 	case *string:
 		return *p
+	case *[]disk.Volume:
+		return formatVolumes(*p)
 	default:
 		panic(fmt.Sprintf("BUG: key %s sets a %T", k.name, p))
 	}
+}
+
+// formatVolumes writes vols as dfs.datanode.data.dir does.
+func formatVolumes(vols []disk.Volume) string {
+	s := make([]string, len(vols))
+	for i, v := range vols {
+		s[i] = v.Path
+		if v.StorageType != "" && v.StorageType != disk.DefaultStorageType {
+			s[i] = "[" + v.StorageType + "]" + v.Path
+		}
+	}
+	return strings.Join(s, ",")
 }
 
 func (k key[C]) formatNumber(n int64) string {

@@ -55,6 +55,18 @@ var datanodeKeys = keys[datanode.Config]{
 		field: func(c *datanode.Config) any { return &c.PeerStatsEnabled }},
 	{name: datanode.HTTPAddressKey, unit: text,
 		field: func(c *datanode.Config) any { return &c.HTTPListen }, note: "none"},
+	{name: datanode.DataDirKey, unit: volumes,
+		field: func(c *datanode.Config) any { return &c.Volumes }, note: "none"},
+	{name: datanode.MinOutlierDetectionDisksKey, unit: count, min: 1, max: math.MaxInt32,
+		field: func(c *datanode.Config) any { return &c.MinOutlierDetectionDisks }},
+	{name: datanode.SlowDiskLowThresholdKey, unit: decimalMillis, min: 0, max: int64(24 * time.Hour),
+		field: func(c *datanode.Config) any { return &c.SlowDiskLowThreshold }},
+	{name: datanode.DiskStatsIntervalKey, unit: millis,
+		field: func(c *datanode.Config) any { return &c.DiskStatsInterval }},
+	{name: datanode.DiskProbeIntervalKey, unit: millis, zero: true,
+		field: func(c *datanode.Config) any { return &c.DiskProbeInterval }},
+	{name: datanode.DiskProbeBudgetKey, unit: millis, max: int64(time.Second),
+		field: func(c *datanode.Config) any { return &c.DiskProbeBudget }},
 }
 
 // namenodeKeys are the keys of "slowpeer namenode" for the service itself;
