@@ -24,6 +24,16 @@ const (
 	// DefaultLowThreshold is Hadoop's
 	// DFS_DATANODE_SLOWDISK_LOW_THRESHOLD_MS_DEFAULT.
 	DefaultLowThreshold = 20 * time.Millisecond
+
+	// SamplingPercentageKey turns disk statistics on (above 0) or off
+	// (0), on the DataNode and on the NameNode, as Hadoop's
+	// DFS_DATANODE_FILEIO_PROFILING_SAMPLING_PERCENTAGE_KEY does (Hadoop
+	// profiles that share of a DataNode's file I/O; slowpeer reads only
+	// whether it is above 0).
+	SamplingPercentageKey = "dfs.datanode.fileio.profiling.sampling.percentage"
+	// DefaultSamplingPercentage is 100: on. Hadoop's is 0 (off);
+	// slowpeer exists to keep these statistics, as it keeps the peers'.
+	DefaultSamplingPercentage = 100
 )
 
 // DefaultStorageType is the StorageType of a volume that names none,
