@@ -226,13 +226,12 @@ func (f *Fleet) service(out []Finding, kind string, vols []volumeRef) []Finding 
 	var take []volumeRef
 	var perOp, perMB []outlier.Sample
 	for _, v := range vols {
-		l := v.d.Load
-		if l == nil || l.IOPS <= 0 || l.BytesPerSecond <= 0 || l.Utilization < minServiceUtilization {
+		if !loaded(v.d.Load) {
 			continue
 		}
 		take = append(take, v)
-		perOp = append(perOp, outlier.Sample{LatencyMs: 1000 * l.Utilization / l.IOPS})
-		perMB = append(perMB, outlier.Sample{LatencyMs: 1000 * l.Utilization / (l.BytesPerSecond / 1e6)})
+		perOp = append(perOp, outlier.Sample{LatencyMs: timePerOpMs(v.d.Load)})
+		perMB = append(perMB, outlier.Sample{LatencyMs: timePerMBMs(v.d.Load)})
 	}
 	byOp := f.test(perOp, f.cfg.LowThreshold)
 	if byOp.Skipped {
