@@ -255,3 +255,22 @@ func (f *Fleet) test(samples []outlier.Sample, low time.Duration) outlier.Result
 	r.Outliers = nil
 	return r
 }
+
+// SlowIDs returns, sorted, the disk ids a service's slow set of disks
+// is fed with: those of findings, and those of the slow-disk reports
+// (Hadoop's, the nodes' own test) of nodes that measure no volume
+// (measures reports false), such as an agent reading a Hadoop DataNode,
+// whose report is then all there is to go on.
+func SlowIDs(findings []Finding, reported []reports.ReportedDisk, measures func(node string) bool) []string {
+	ids := make([]string, 0, len(findings))
+	for _, f := range findings {
+		ids = append(ids, f.ID())
+	}
+	for _, r := range reported {
+		if node, _ := reports.SplitDiskID(r.ID); !measures(node) {
+			ids = append(ids, r.ID)
+		}
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}

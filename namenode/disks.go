@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -135,24 +134,25 @@ func (s *Server) DiagnoseDisks(now time.Time) []disk.Finding {
 	if findings == nil {
 		findings = []disk.Finding{}
 	}
-	evidence := map[string]bool{}
-	for _, f := range findings {
-		evidence[f.ID()] = true
-	}
-	for _, r := range d.tracker.Slow(now) {
-		if node, _ := splitDiskID(r.ID); volumes[node] == 0 {
-			evidence[r.ID] = true
-		}
-	}
-	counts := make([]tracker.NodeCount, 0, len(evidence))
-	for id := range evidence {
-		counts = append(counts, tracker.NodeCount{Node: id, Reporters: 1})
-	}
-	d.slowSet.Update(now, counts)
+	ids := disk.SlowIDs(findings, d.tracker.Slow(now), func(node string) bool { return volumes[node] > 0 })
+	d.slowSet.Update(now, diskCounts(ids))
 	d.last.Store(&diskResult{at: now, findings: findings, volumes: volumes,
 		slowHosts: slowDiskHosts(d.slowSet.Nodes(), volumes, d.cfg.HostShare)})
 	return findings
 }
+
+// diskCounts is ids as the evidence of a slow set: one each.
+func diskCounts(ids []string) []tracker.NodeCount {
+	out := make([]tracker.NodeCount, len(ids))
+	for i, id := range ids {
+		out[i] = tracker.NodeCount{Node: id, Reporters: 1}
+	}
+	return out
+}
+
+// DiskCounts is diskCounts for the simulator, which feeds its slow sets
+// of disks as the service does.
+func DiskCounts(ids []string) []tracker.NodeCount { return diskCounts(ids) }
 
 // RunDiskDiagnosis calls DiagnoseDisks every DiagnoseEvery until ctx is
 // done, then returns nil. Serve runs it.
@@ -164,31 +164,12 @@ func (s *Server) RunDiskDiagnosis(ctx context.Context) error {
 	return nil
 }
 
-// splitDiskID splits a disk id, "host:port:volume", after its node id.
-func splitDiskID(id string) (node, volume string) {
-	i := strings.Index(id, ":")
-	if strings.HasPrefix(id, "[") { // "[::1]:9866:/data"
-		i = strings.Index(id, "]:")
-		if i >= 0 {
-			i++
-		}
-	}
-	if i < 0 {
-		return id, ""
-	}
-	j := strings.Index(id[i+1:], ":")
-	if j < 0 {
-		return id, ""
-	}
-	return id[:i+1+j], id[i+2+j:]
-}
-
 // slowDiskHosts returns, sorted, the hosts of the nodes at least share of
 // whose measured volumes are in slow (disk ids).
 func slowDiskHosts(slow []string, volumes map[string]int, share float64) []string {
 	count := map[string]int{}
 	for _, id := range slow {
-		node, _ := splitDiskID(id)
+		node, _ := reports.SplitDiskID(id)
 		count[node]++
 	}
 	var hosts []string
