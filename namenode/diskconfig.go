@@ -38,11 +38,10 @@ const (
 // DiskConfig is the service's configuration of slow disks. A DiskConfig
 // is a plain value, safe to copy.
 type DiskConfig struct {
-	// Enabled mirrors dfs.datanode.fileio.profiling.sampling.percentage
-	// above 0 (default 100, on): off, the service ignores what heartbeats
-	// say of disks, /slowdisks answers [] and SlowDisksReport is null, as
-	// a Hadoop NameNode has no SlowDiskTracker then.
-	Enabled bool
+	// SamplingPercentage mirrors
+	// dfs.datanode.fileio.profiling.sampling.percentage (default 100):
+	// at 0, disks are off (Enabled).
+	SamplingPercentage int
 	// MaxDisksToReport mirrors dfs.datanode.max.disks.to.report (default
 	// 5): the N of /slowdisks without ?top= and of SlowDisksReport.
 	MaxDisksToReport int
@@ -54,18 +53,24 @@ type DiskConfig struct {
 	Fleet disk.FleetConfig
 	// HostShare mirrors slowpeer.slow.disk.host.share (default 1): the
 	// share of a node's volumes in the slow set of disks from which the
-	// picker counts its host slow; above 1, never.
+	// picker counts its host slow, more than 0 and at most 1.
 	HostShare float64
 }
+
+// Enabled reports whether the service takes what heartbeats say of
+// disks. Off, it ignores it, /slowdisks answers [] and SlowDisksReport is
+// null, as a Hadoop NameNode has no SlowDiskTracker then
+// (Util.isDiskStatsEnabled: a sampling percentage above 0).
+func (c DiskConfig) Enabled() bool { return c.SamplingPercentage > 0 }
 
 // DefaultDiskConfig returns the defaults.
 func DefaultDiskConfig() DiskConfig {
 	return DiskConfig{
-		Enabled:          disk.DefaultSamplingPercentage > 0,
-		MaxDisksToReport: DefaultMaxDisksToReport,
-		MaxEntries:       DefaultMaxDiskEntries,
-		Fleet:            disk.DefaultFleetConfig(),
-		HostShare:        DefaultSlowDiskHostShare,
+		SamplingPercentage: disk.DefaultSamplingPercentage,
+		MaxDisksToReport:   DefaultMaxDisksToReport,
+		MaxEntries:         DefaultMaxDiskEntries,
+		Fleet:              disk.DefaultFleetConfig(),
+		HostShare:          DefaultSlowDiskHostShare,
 	}
 }
 
@@ -76,8 +81,10 @@ func (c DiskConfig) Validate() error {
 		return fmt.Errorf("%s must be between 1 and %d, got %d", MaxDisksToReportKey, MaxTop, c.MaxDisksToReport)
 	case c.MaxEntries < 1 || c.MaxEntries > maxLimit:
 		return fmt.Errorf("%s must be between 1 and %d, got %d", MaxDiskEntriesKey, maxLimit, c.MaxEntries)
-	case !(c.HostShare > 0):
-		return fmt.Errorf("%s must be more than 0, got %v", SlowDiskHostShareKey, c.HostShare)
+	case c.SamplingPercentage < 0 || c.SamplingPercentage > 100:
+		return fmt.Errorf("%s must be between 0 and 100, got %d", disk.SamplingPercentageKey, c.SamplingPercentage)
+	case !(c.HostShare > 0 && c.HostShare <= 1):
+		return fmt.Errorf("%s must be more than 0 and at most 1, got %v", SlowDiskHostShareKey, c.HostShare)
 	}
 	return c.Fleet.Validate()
 }

@@ -87,7 +87,7 @@ func (d *disks) current() *diskResult {
 
 // carries reports whether hb says anything of disks the service takes.
 func (d *disks) carries(hb reports.Heartbeat) bool {
-	return d.cfg.Enabled && (hb.SlowDisks != nil || hb.DiskLatencies != nil)
+	return d.cfg.Enabled() && (hb.SlowDisks != nil || hb.DiskLatencies != nil)
 }
 
 // admit returns the refusal of hb when its disks would pass the bound,
@@ -157,7 +157,7 @@ func DiskCounts(ids []string) []tracker.NodeCount { return diskCounts(ids) }
 // RunDiskDiagnosis calls DiagnoseDisks every DiagnoseEvery until ctx is
 // done, then returns nil. Serve runs it.
 func (s *Server) RunDiskDiagnosis(ctx context.Context) error {
-	if !s.cfg.Disks.Enabled {
+	if !s.cfg.Disks.Enabled() {
 		return nil
 	}
 	every(ctx, DiagnoseEvery, func() { s.heavy.do(ctx, func() { s.DiagnoseDisks(s.now()) }) })
@@ -204,7 +204,7 @@ func (s *Server) SlowDisks() []string { return s.disks.slowSet.Nodes() }
 // (null) when disks are off or none is slow, as
 // SlowDiskTracker.getSlowDiskReportAsJsonString.
 func (s *Server) slowDisksReport(now time.Time) any {
-	if !s.cfg.Disks.Enabled {
+	if !s.cfg.Disks.Enabled() {
 		return nil
 	}
 	top := s.disks.tracker.Top(now, s.cfg.Disks.MaxDisksToReport)
@@ -236,7 +236,7 @@ func (s *Server) slowDisksView(c *gin.Context) {
 		}
 	}
 	top := []reports.ReportedDisk{}
-	if s.cfg.Disks.Enabled {
+	if s.cfg.Disks.Enabled() {
 		top = s.disks.tracker.Top(s.now(), n)
 	}
 	c.Data(http.StatusOK, "application/json", reportedDisksJSON(top))

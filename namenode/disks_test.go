@@ -82,7 +82,7 @@ func TestSlowDisksReport(t *testing.T) {
 // With disk statistics off, the service ignores disks, as a Hadoop
 // NameNode without a SlowDiskTracker.
 func TestSlowDisksOff(t *testing.T) {
-	s, _, _ := newTestServer(t, func(c *Config) { c.Disks.Enabled = false })
+	s, _, _ := newTestServer(t, func(c *Config) { c.Disks.SamplingPercentage = 0 })
 	mustHeartbeat(t, s, diskReport("10.0.0.2:9866", "/data/1"))
 	if v := slowDisksAttr(t, s); v != nil {
 		t.Fatalf("SlowDisksReport %v, want null", v)
