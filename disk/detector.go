@@ -24,6 +24,16 @@ const (
 	// DefaultLowThreshold is Hadoop's
 	// DFS_DATANODE_SLOWDISK_LOW_THRESHOLD_MS_DEFAULT.
 	DefaultLowThreshold = 20 * time.Millisecond
+
+	// SamplingPercentageKey turns disk statistics on (above 0) or off
+	// (0), on the DataNode and on the NameNode, as Hadoop's
+	// DFS_DATANODE_FILEIO_PROFILING_SAMPLING_PERCENTAGE_KEY does (Hadoop
+	// profiles that share of a DataNode's file I/O; slowpeer reads only
+	// whether it is above 0).
+	SamplingPercentageKey = "dfs.datanode.fileio.profiling.sampling.percentage"
+	// DefaultSamplingPercentage is 100: on. Hadoop's is 0 (off);
+	// slowpeer exists to keep these statistics, as it keeps the peers'.
+	DefaultSamplingPercentage = 100
 )
 
 // DefaultStorageType is the StorageType of a volume that names none,
@@ -49,6 +59,15 @@ type Detector struct {
 	// take part. 0, the default, is Hadoop's behaviour: every volume takes
 	// part, an operation it did not do at 0 ms.
 	MinSamples int64
+	// BusyUtilization, when above 0, keeps a volume whose device is busy
+	// (Stats.Load.Utilization at least this) from being reported on its
+	// latencies alone, which queueing behind healthy work swells: it is
+	// reported only when its device's time per operation and per byte
+	// (busy time over operations, over bytes) are outliers among the
+	// node's loaded volumes of its StorageType too, as the fleet view
+	// judges (Fleet). 0, the default, is Hadoop's test; the agent sets
+	// DefaultBusyUtilization (slowpeer.disk.busy.utilization).
+	BusyUtilization float64
 
 	det     outlier.Detector
 	samples []outlier.Sample // scratch
@@ -91,6 +110,9 @@ func (d *Detector) Detect(stats []Stats) []reports.SlowDisk {
 			}
 		}
 	}
+	if d.BusyUtilization > 0 {
+		d.dropBusy(stats, slow)
+	}
 	clear(d.samples[:cap(d.samples)]) // keep no names alive
 	out := make([]reports.SlowDisk, 0, len(slow))
 	for path, lat := range slow {
@@ -99,6 +121,53 @@ func (d *Detector) Detect(stats []Stats) []reports.SlowDisk {
 	slices.SortFunc(out, func(a, b reports.SlowDisk) int { return strings.Compare(a.Disk, b.Disk) })
 	return out
 }
+
+// dropBusy deletes from slow the volumes whose device is busy, unless
+// their time per operation and per byte are both outliers among the
+// loaded volumes of their StorageType.
+func (d *Detector) dropBusy(stats []Stats, slow map[string]map[string]float64) {
+	for _, s := range stats {
+		if slow[s.Path] == nil || s.Load == nil || s.Load.Utilization < d.BusyUtilization {
+			continue
+		}
+		t := storageType(s.StorageType)
+		var perOp, perMB []outlier.Sample
+		mine := -1
+		for _, o := range stats {
+			if storageType(o.StorageType) != t || !loaded(o.Load) {
+				continue
+			}
+			if o.Path == s.Path {
+				mine = len(perOp)
+			}
+			perOp = append(perOp, outlier.Sample{LatencyMs: timePerOpMs(o.Load)})
+			perMB = append(perMB, outlier.Sample{LatencyMs: timePerMBMs(o.Load)})
+		}
+		d.det.LowThreshold = d.LowThreshold
+		byOp := d.det.Detect(perOp)
+		slowOp := mine >= 0 && !byOp.Skipped && perOp[mine].LatencyMs > byOp.UpperLimitMs
+		d.det.LowThreshold = 0
+		byMB := d.det.Detect(perMB)
+		slowMB := mine >= 0 && !byMB.Skipped && perMB[mine].LatencyMs > byMB.UpperLimitMs
+		if !slowOp || !slowMB {
+			delete(slow, s.Path)
+		}
+	}
+	d.det.LowThreshold = d.LowThreshold
+}
+
+// loaded reports whether l shows enough work to estimate the device's
+// time per operation and per byte.
+func loaded(l *reports.DiskLoad) bool {
+	return l != nil && l.IOPS > 0 && l.BytesPerSecond > 0 && l.Utilization >= minServiceUtilization
+}
+
+// timePerOpMs is the time a device of load l spent per operation (its
+// busy time over the operations it completed), in milliseconds.
+func timePerOpMs(l *reports.DiskLoad) float64 { return 1000 * l.Utilization / l.IOPS }
+
+// timePerMBMs is the time it spent per megabyte (10⁶ bytes).
+func timePerMBMs(l *reports.DiskLoad) float64 { return 1000 * l.Utilization / (l.BytesPerSecond / 1e6) }
 
 // storageType is t as Hadoop reads it: upper case, DISK when empty.
 func storageType(t string) string {

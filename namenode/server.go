@@ -45,6 +45,7 @@ type Server struct {
 	nodes     *DataNodes
 	metrics   *serverMetrics
 	diag      *diagnoser // the diagnosis of the agents' peerLatencies
+	disks     *disks     // slow disks (disks.go)
 	heavy     heavyWork  // turns of the long reads and jobs (heavy.go)
 	engine    *gin.Engine
 	// hostname is the beans' tag.Hostname; readRuntime reads the Go
@@ -108,6 +109,10 @@ func New(cfg Config) (*Server, error) {
 	if err := s.newDiagnosis(); err != nil {
 		return nil, err
 	}
+	var err error
+	if s.disks, err = newDisks(cfg); err != nil {
+		return nil, fmt.Errorf("namenode config: %w", err)
+	}
 
 	e := gin.New()
 	e.HandleMethodNotAllowed = true
@@ -128,6 +133,8 @@ func New(cfg Config) (*Server, error) {
 	s.get(DataNodesPath, s.heavyRoute(s.dataNodes))
 	s.get(SlowNodesPath, s.slowNodes)
 	s.get(StatePath, s.heavyRoute(s.serveState))
+	s.get(SlowDisksPath, s.slowDisksView)
+	s.get(DiskFindingsPath, s.diskFindings)
 	return s, nil
 }
 

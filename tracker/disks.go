@@ -77,18 +77,12 @@ func (d *Disks) Report(now time.Time, node string, slow []reports.SlowDisk, meas
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	n := d.nodes[node]
+	next, err := d.admitLocked(n, slow, measured)
+	if err != nil {
+		return err
+	}
 	if n == nil {
 		n = &diskNode{}
-	}
-	next := d.entries
-	if slow != nil {
-		next += len(slow) - len(n.slow)
-	}
-	if measured != nil {
-		next += len(measured) - len(n.measured)
-	}
-	if d.maxEntries > 0 && next > d.maxEntries && next > d.entries {
-		return &LimitError{Limit: LimitDiskEntries, Max: d.maxEntries}
 	}
 	if slow != nil {
 		n.slowAt, n.slow = now, slices.SortedFunc(slices.Values(slow), func(a, b reports.SlowDisk) int { return strings.Compare(a.Disk, b.Disk) })
@@ -103,6 +97,38 @@ func (d *Disks) Report(now time.Time, node string, slow []reports.SlowDisk, meas
 	}
 	d.nodes[node] = n
 	return nil
+}
+
+// Admits returns the *LimitError with which Report would refuse the same
+// arguments now, or nil.
+func (d *Disks) Admits(node string, slow []reports.SlowDisk, measured []reports.DiskLatency) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	_, err := d.admitLocked(d.nodes[node], slow, measured)
+	return err
+}
+
+// admitLocked returns the entries held once slow and measured replace
+// what n (nil: nothing) holds, or a *LimitError when that passes the
+// bound and grows. The caller holds d.mu.
+func (d *Disks) admitLocked(n *diskNode, slow []reports.SlowDisk, measured []reports.DiskLatency) (int, error) {
+	next := d.entries
+	if slow != nil {
+		next += len(slow)
+		if n != nil {
+			next -= len(n.slow)
+		}
+	}
+	if measured != nil {
+		next += len(measured)
+		if n != nil {
+			next -= len(n.measured)
+		}
+	}
+	if d.maxEntries > 0 && next > d.maxEntries && next > d.entries {
+		return 0, &LimitError{Limit: LimitDiskEntries, Max: d.maxEntries}
+	}
+	return next, nil
 }
 
 // valid reports whether something that arrived at at is valid at now.

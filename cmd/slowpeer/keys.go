@@ -39,6 +39,8 @@ const (
 	// rate is bits per second as tc writes them: 500mbit, 1gbit, 100mbps
 	// (bytes), or a bare number of bits (netlab.ParseRate).
 	rate
+	// fraction is a share: a decimal number more than 0 and at most 1.
+	fraction
 	// volumes is a list of a DataNode's volumes as dfs.datanode.data.dir
 	// writes them: [SSD]file:///data/1,/data/2 (datanode.ParseDataDirs).
 	volumes
@@ -59,7 +61,7 @@ type key[C any] struct {
 	zero bool
 	// field returns the Config field the key sets: a *time.Duration for
 	// the duration units, an *int or *int64 for count and byteSize, a
-	// *bool for boolean, a *string for text.
+	// *bool for boolean, a *string for text, a *float64 for fraction.
 	field func(*C) any
 	// note, when set, says what the default is instead of the field's
 	// value in DefaultConfig: a default that depends on a flag.
@@ -98,6 +100,13 @@ func (k key[C]) set(cfg *C, v string) error {
 		return nil
 	case text:
 		*k.field(cfg).(*string) = v
+		return nil
+	case fraction:
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(f > 0 && f <= 1) {
+			return fmt.Errorf("%q is not a number more than 0 and at most 1", v)
+		}
+		*k.field(cfg).(*float64) = f
 		return nil
 	case volumes:
 		vols, err := datanode.ParseDataDirs(v)
@@ -208,6 +217,8 @@ func (k key[C]) format(cfg *C) string {
 		return k.formatNumber(int64(*p))
 	case *bool:
 		return strconv.FormatBool(*p)
+	case *float64:
+		return strconv.FormatFloat(*p, 'f', -1, 64)
 	case *string:
 		return *p
 	case *[]disk.Volume:

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/slowpeer/slowpeer/datanode"
+	"github.com/slowpeer/slowpeer/disk"
 	"github.com/slowpeer/slowpeer/hiveserver"
 	"github.com/slowpeer/slowpeer/namenode"
 )
@@ -108,6 +109,20 @@ var namenodeKeys = keys[namenode.Config]{
 		field: func(c *namenode.Config) any { return &c.SlowSet.EnterReporters }},
 	{name: namenode.SlowLeaveAfterKey, unit: millis, zero: true,
 		field: func(c *namenode.Config) any { return &c.SlowSet.LeaveAfter }},
+	{name: disk.SamplingPercentageKey, unit: count, min: 0, max: 100,
+		field: func(c *namenode.Config) any { return &c.Disks.SamplingPercentage }},
+	{name: namenode.MaxDisksToReportKey, unit: count, min: 1, max: namenode.MaxTop,
+		field: func(c *namenode.Config) any { return &c.Disks.MaxDisksToReport }},
+	{name: namenode.MaxDiskEntriesKey, unit: count, min: 1, max: 100_000_000,
+		field: func(c *namenode.Config) any { return &c.Disks.MaxEntries }},
+	{name: disk.LowThresholdKey, unit: decimalMillis, min: 0, max: int64(24 * time.Hour),
+		field: func(c *namenode.Config) any { return &c.Disks.Fleet.LowThreshold }},
+	{name: disk.FleetMinDisksKey, unit: count, min: 1, max: math.MaxInt32,
+		field: func(c *namenode.Config) any { return &c.Disks.Fleet.MinDisks }},
+	{name: disk.BusyUtilizationKey, unit: fraction,
+		field: func(c *namenode.Config) any { return &c.Disks.Fleet.BusyUtilization }},
+	{name: namenode.SlowDiskHostShareKey, unit: fraction,
+		field: func(c *namenode.Config) any { return &c.Disks.HostShare }},
 }
 
 var hiveserverKeys = keys[hiveserver.Config]{

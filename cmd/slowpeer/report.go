@@ -89,11 +89,19 @@ func reportFrom(ctx context.Context, client serviceClient, base string, top int,
 		_, err = fmt.Fprintf(stdout, "%s\n", bytes.TrimSpace(body))
 		return err
 	}
+	path, _, _ := strings.Cut(target, "?")
+	root := strings.TrimSuffix(path, namenode.SlowPeersPath)
+	disks, err := fetchServiceDisks(ctx, client, root)
+	if err != nil {
+		return err
+	}
 	if err := writeReportTable(stdout, fromService(nodes)); err != nil {
 		return err
 	}
-	path, _, _ := strings.Cut(target, "?")
-	return writeServiceDiagnosis(ctx, client, stdout, strings.TrimSuffix(path, namenode.SlowPeersPath))
+	if err := writeServiceDiagnosis(ctx, client, stdout, root); err != nil {
+		return err
+	}
+	return disks.write(stdout)
 }
 
 // reportURL checks -namenode and -top and returns the /slowpeers URL;
