@@ -148,6 +148,12 @@ type Config struct {
 	// SlowDiskLowThreshold is dfs.datanode.slowdisk.low.threshold.ms,
 	// default 20 ms: no volume at or below it is slow.
 	SlowDiskLowThreshold time.Duration
+	// DiskBusyUtilization is slowpeer.disk.busy.utilization, default 0.3:
+	// a volume whose device had I/O in flight this share of the time or
+	// more is busy, and reported slow only when its device's time per
+	// operation and per byte are outliers too, not on latencies that
+	// queueing behind healthy work swells (disk.Detector.BusyUtilization).
+	DiskBusyUtilization float64
 	// DiskStatsInterval is slowpeer.disk.stats.interval, default 1s: how
 	// often the kernel's counters of the volumes' devices are read.
 	DiskStatsInterval time.Duration
@@ -214,6 +220,7 @@ func DefaultConfig() Config {
 		HadoopJMXPeerPort:          DefaultHadoopJMXPeerPort,
 		MinOutlierDetectionDisks:   DefaultMinOutlierDetectionDisks,
 		SlowDiskLowThreshold:       DefaultSlowDiskLowThreshold,
+		DiskBusyUtilization:        DefaultDiskBusyUtilization,
 		DiskStatsInterval:          DefaultDiskStatsInterval,
 		DiskProbeInterval:          DefaultDiskProbeInterval,
 		DiskProbeBudget:            DefaultDiskProbeBudget,

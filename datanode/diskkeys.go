@@ -21,6 +21,12 @@ const (
 	// DefaultSlowDiskLowThreshold is Hadoop's default, 20 ms.
 	DefaultSlowDiskLowThreshold = disk.DefaultLowThreshold
 
+	// DiskBusyUtilizationKey is the device utilization from which a volume
+	// is busy.
+	DiskBusyUtilizationKey = disk.BusyUtilizationKey
+	// DefaultDiskBusyUtilization is the service's default, 0.3.
+	DefaultDiskBusyUtilization = disk.DefaultBusyUtilization
+
 	// DiskStatsIntervalKey is how often the kernel's counters are read.
 	DiskStatsIntervalKey = "slowpeer.disk.stats.interval"
 	// DefaultDiskStatsInterval is a second: a read of /proc/diskstats

@@ -47,9 +47,10 @@ func newDisks(cfg Config, client *http.Client, c *counters, log *slog.Logger) (*
 	if len(cfg.Volumes) == 0 {
 		return nil, nil
 	}
-	d := &Disks{volumes: append([]disk.Volume(nil), cfg.Volumes...),
-		detector: disk.NewDetector(cfg.MinOutlierDetectionDisks, cfg.SlowDiskLowThreshold),
-		warmUp:   min(cfg.RollingSpan(), cfg.ReportInterval)}
+	det := disk.NewDetector(cfg.MinOutlierDetectionDisks, cfg.SlowDiskLowThreshold)
+	det.BusyUtilization = cfg.DiskBusyUtilization
+	d := &Disks{volumes: append([]disk.Volume(nil), cfg.Volumes...), detector: det,
+		warmUp: min(cfg.RollingSpan(), cfg.ReportInterval)}
 	d.devs = make([]diskstat.Device, len(d.volumes))
 	for i, v := range d.volumes {
 		dev, err := diskstat.Of(v.Path)
