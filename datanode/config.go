@@ -256,6 +256,9 @@ func DefaultConfig() Config {
 //   - RollingWindow 5m × RollingWindows 36, Hadoop's (not 1m × 3): a
 //     local cluster does not live long enough for them to expire, and the
 //     demo and the end-to-end tests were measured with them.
+//   - DiskProbeInterval 250ms and DiskProbeBudget 100ms (not 1s and 1ms):
+//     a volume's operations are probed a few times within a report
+//     interval, at up to a tenth of a loop device's time.
 //
 // The other defaults are DefaultConfig's.
 func DefaultLocalConfig() Config {
@@ -266,6 +269,7 @@ func DefaultLocalConfig() Config {
 	c.ProbeInterval, c.ProbePackets, c.ProbePacketBytes = 50*time.Millisecond, 8, 16<<10
 	c.ProbeTimeout = 5 * time.Second
 	c.RollingWindow, c.RollingWindows = rolling.DefaultWindow, rolling.DefaultWindows
+	c.DiskProbeInterval, c.DiskProbeBudget = 250*time.Millisecond, 100*time.Millisecond
 	return c
 }
 
