@@ -161,9 +161,11 @@ type Config struct {
 	// least time between two probe operations on one volume; 0 turns the
 	// probes off.
 	DiskProbeInterval time.Duration
-	// DiskProbeBudget is slowpeer.disk.probe.budget, default 1ms: the time
-	// the probes of one volume may take per second (0.1 %); after an
-	// operation that took d, the next waits at least d / budget seconds.
+	// DiskProbeBudget is slowpeer.disk.probe.budget, default 1ms: the disk
+	// time the probes of one volume may take per second (0.1 %); after an
+	// operation that took d, counted twice for the journal commit and
+	// write-back it leaves behind, the next waits at least 2d / budget
+	// seconds, a minute at most.
 	DiskProbeBudget time.Duration
 	// HadoopJMXPeerPort is slowpeer.hadoop.jmx.peer.port, default 0. Hadoop
 	// names the peers in SendPacketDownstreamAvgInfo by their HTTP info

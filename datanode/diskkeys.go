@@ -46,6 +46,6 @@ const (
 	DiskProbeBudgetKey = "slowpeer.disk.probe.budget"
 	// DefaultDiskProbeBudget is a millisecond a second, 0.1 % of a disk's
 	// time: a probe of 0.1 ms (an SSD) may go every second, one of 8 ms
-	// (a disk's seek) every 8 seconds.
+	// (a disk's seek) every 16 seconds.
 	DefaultDiskProbeBudget = time.Millisecond
 )

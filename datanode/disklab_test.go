@@ -21,11 +21,13 @@ import (
 	"github.com/slowpeer/slowpeer/reports"
 )
 
-// newDiskLab makes a disk lab for the test, with n volumes, the one at
-// slow nested (its device waits for an outer one) when nested is set, and
-// removes everything at the end, also when the test fails. Without root
-// the test is skipped, or fails under SLOWPEER_REQUIRE_SERVICES=1.
-func newDiskLab(t *testing.T, n, slow int, nested bool) (*disklab.Lab, []*disklab.Volume) {
+// newDiskLab makes a disk lab for the test, with n volumes, all nested
+// (each device waits for an outer one of its own, so that the kernel's
+// counters of the volume see a throttle of the outer one) when nested is
+// set, and removes everything at the end, also when the test fails.
+// Without root the test is skipped, or fails under
+// SLOWPEER_REQUIRE_SERVICES=1.
+func newDiskLab(t *testing.T, n int, nested bool) (*disklab.Lab, []*disklab.Volume) {
 	t.Helper()
 	if err := disklab.Check(); err != nil {
 		testenv.Missing(t, err.Error())
@@ -43,9 +45,9 @@ func newDiskLab(t *testing.T, n, slow int, nested bool) (*disklab.Lab, []*diskla
 		}
 	})
 	var vols []*disklab.Volume
-	for i := range n {
+	for range n {
 		mk := l.Volume
-		if nested && i == slow {
+		if nested {
 			mk = l.Nested
 		}
 		v, err := mk(context.Background(), 64<<20)
@@ -132,7 +134,7 @@ func slowOnly(t *testing.T, d *Disks, want, op string, within time.Duration) rep
 // The throttle holds requests before the device accounts them; the
 // probes, which time their own operations, see it.
 func TestDiskProbesSeeThrottledDevice(t *testing.T) {
-	lab, vols := newDiskLab(t, 5, 2, false)
+	lab, vols := newDiskLab(t, 5, false)
 	if err := lab.Throttle(vols[2].Device, disklab.Throttle{ReadIOPS: 5, WriteIOPS: 5}); err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +151,7 @@ func TestDiskProbesSeeThrottledDevice(t *testing.T) {
 // A nested volume's device waits for its throttled outer device; the
 // kernel's counters see the DataNode's I/O slow, with no probe running.
 func TestDiskCountersSeeNestedThrottle(t *testing.T) {
-	lab, vols := newDiskLab(t, 5, 3, true)
+	lab, vols := newDiskLab(t, 5, true)
 	if err := lab.Throttle(vols[3].Outer.Device, disklab.Throttle{ReadIOPS: 5, WriteIOPS: 5}); err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +165,7 @@ func TestDiskCountersSeeNestedThrottle(t *testing.T) {
 // its probes skip their turns while the device is busy, and the kernel's
 // service time stays the device's own.
 func TestDiskBusyVolumeNotReported(t *testing.T) {
-	_, vols := newDiskLab(t, 5, 0, false)
+	_, vols := newDiskLab(t, 5, false)
 	d := labDisks(t, vols, true)
 	for _, args := range [][]string{
 		{"bs=1M", "count=200"},                 // buffered: the write-back floods the queue

@@ -127,15 +127,20 @@ func (d *Disks) ReportAt(now time.Time) ([]reports.SlowDisk, []reports.DiskLaten
 	if s := d.started.Load(); s == nil || now.Sub(*s) < d.warmUp {
 		return nil, nil, false
 	}
-	sets := make([][]disk.Stats, len(d.recs))
-	for i, r := range d.recs {
-		sets[i] = r.SnapshotAt(now)
-	}
-	stats := mergeStats(sets)
+	stats := d.stats(now)
 	d.mu.Lock()
 	slow := d.detector.Detect(stats)
 	d.mu.Unlock()
 	return slow, disk.Latencies(stats), true
+}
+
+// stats returns the sources' snapshots at now, merged.
+func (d *Disks) stats(now time.Time) []disk.Stats {
+	sets := make([][]disk.Stats, len(d.recs))
+	for i, r := range d.recs {
+		sets[i] = r.SnapshotAt(now)
+	}
+	return mergeStats(sets)
 }
 
 // mergeStats merges the snapshots of the sources, which hold the same

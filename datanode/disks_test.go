@@ -1,7 +1,10 @@
 package datanode
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -94,6 +97,14 @@ func TestAgentSendsDiskReport(t *testing.T) {
 			// and heartbeats between reports that carry none
 			return len(last.DiskLatencies) == 5 && len(svc.Beats()) >= len(hbs)+3
 		}, svc)
+		// /metrics has the volumes' latencies and the probes' counter.
+		rec := httptest.NewRecorder()
+		a.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+		body := rec.Body.String()
+		if !strings.Contains(body, `slowpeer_datanode_disk_latency_seconds{volume="`+cfg.Volumes[0].Path+`",op="WRITE"}`) ||
+			strings.Contains(body, "slowpeer_datanode_disk_probes_total 0\n") {
+			t.Errorf("/metrics lacks the disks:\n%s", body)
+		}
 		stop()
 		for _, hb := range svc.Beats() {
 			// (a slow-peer report may go before the disks' warm-up ends)

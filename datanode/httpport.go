@@ -15,6 +15,7 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
+	"github.com/slowpeer/slowpeer/disk"
 	"github.com/slowpeer/slowpeer/jmx"
 )
 
@@ -46,7 +47,9 @@ const httpShutdownTimeout = 5 * time.Second
 //     -hadoop-jmx. Another agent's -hadoop-jmx reads it as it reads a
 //     Hadoop DataNode.
 //   - /metrics is Prometheus text: slowpeer_datanode_peer_latency_seconds
-//     per peer (at most one series per peer), and the agent's counters.
+//     per peer (at most one series per peer),
+//     slowpeer_datanode_disk_latency_seconds per volume and operation
+//     measured (the slowest source's mean), and the agent's counters.
 //   - /healthz answers 200 "ok" while the agent runs.
 func (a *Agent) Handler() http.Handler {
 	mux := http.NewServeMux()
@@ -138,8 +141,21 @@ func (a *Agent) newMetricsSet() *metrics.Set {
 			{"slowpeer_datanode_peers_dropped_total", st.PeersDropped},
 			{"slowpeer_datanode_jmx_scrapes_total", st.JMXScrapes},
 			{"slowpeer_datanode_jmx_errors_total", st.JMXErrors},
+			{"slowpeer_datanode_disk_probes_total", st.DiskProbes},
+			{"slowpeer_datanode_disk_probe_errors_total", st.DiskProbeErrors},
+			{"slowpeer_datanode_disk_probes_skipped_total", st.DiskProbesSkipped},
+			{"slowpeer_datanode_disk_stats_reads_total", st.DiskStatsReads},
 		} {
 			metrics.WriteCounterUint64(w, c.name, uint64(c.v))
+		}
+		if a.disks != nil {
+			for _, v := range a.disks.stats(time.Now()) {
+				for _, op := range disk.Ops() {
+					if o := v.Ops[op]; o.Samples > 0 {
+						metrics.WriteGaugeFloat64(w, `slowpeer_datanode_disk_latency_seconds{volume="`+labelValue(v.Path)+`",op="`+op.String()+`"}`, o.MeanMs/1000)
+					}
+				}
+			}
 		}
 	})
 	return s

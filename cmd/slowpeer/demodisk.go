@@ -123,14 +123,12 @@ func newDemoDisks(ctx context.Context, f demoFault, stderr io.Writer) (_ *demoDi
 		}
 	}()
 	d := &demoDisks{lab: lab}
-	for i := range demoVolumes {
-		mk := lab.Volume
-		if i == demoSlowVolume {
-			// Nested: its own device waits for the throttled one, so the
-			// kernel's counters see the fault as well as the probes.
-			mk = lab.Nested
-		}
-		v, err := mk(ctx, demoVolumeBytes)
+	for range demoVolumes {
+		// Nested, every one alike: the slow one's own device waits for
+		// its throttled outer one, so that the kernel's counters see the
+		// fault as well as the probes; a volume over two file systems
+		// takes longer for every synced operation than one over one.
+		v, err := lab.Nested(ctx, demoVolumeBytes)
 		if err != nil {
 			return nil, err
 		}
