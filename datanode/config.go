@@ -148,6 +148,13 @@ type Config struct {
 	// SlowDiskLowThreshold is dfs.datanode.slowdisk.low.threshold.ms,
 	// default 20 ms: no volume at or below it is slow.
 	SlowDiskLowThreshold time.Duration
+	// DiskMinSamples is slowpeer.disk.min.samples, default 3: an operation
+	// of a volume takes part in Hadoop's test with at least this many
+	// samples of one source. Hadoop takes every volume (its samples are
+	// the DataNode's own I/O, thousands); the agent's probes of an idle
+	// disk are a few a window, and one that waited behind a neighbour
+	// must not make a volume slow.
+	DiskMinSamples int64
 	// DiskBusyUtilization is slowpeer.disk.busy.utilization, default 0.3:
 	// a volume whose device had I/O in flight this share of the time or
 	// more is busy, and reported slow only when its device's time per
@@ -222,6 +229,7 @@ func DefaultConfig() Config {
 		HadoopJMXPeerPort:          DefaultHadoopJMXPeerPort,
 		MinOutlierDetectionDisks:   DefaultMinOutlierDetectionDisks,
 		SlowDiskLowThreshold:       DefaultSlowDiskLowThreshold,
+		DiskMinSamples:             DefaultDiskMinSamples,
 		DiskBusyUtilization:        DefaultDiskBusyUtilization,
 		DiskStatsInterval:          DefaultDiskStatsInterval,
 		DiskProbeInterval:          DefaultDiskProbeInterval,

@@ -21,6 +21,13 @@ const (
 	// DefaultSlowDiskLowThreshold is Hadoop's default, 20 ms.
 	DefaultSlowDiskLowThreshold = disk.DefaultLowThreshold
 
+	// DiskMinSamplesKey is the number of samples an operation of a volume
+	// needs to take part in Hadoop's test.
+	DiskMinSamplesKey = "slowpeer.disk.min.samples"
+	// DefaultDiskMinSamples is 3: a lone probe does not decide, and a disk
+	// turned slow is slow in its next three.
+	DefaultDiskMinSamples = 3
+
 	// DiskBusyUtilizationKey is the device utilization from which a volume
 	// is busy.
 	DiskBusyUtilizationKey = disk.BusyUtilizationKey

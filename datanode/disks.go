@@ -48,7 +48,7 @@ func newDisks(cfg Config, client *http.Client, c *counters, log *slog.Logger) (*
 		return nil, nil
 	}
 	det := disk.NewDetector(cfg.MinOutlierDetectionDisks, cfg.SlowDiskLowThreshold)
-	det.BusyUtilization = cfg.DiskBusyUtilization
+	det.BusyUtilization, det.MinSamples = cfg.DiskBusyUtilization, cfg.DiskMinSamples
 	d := &Disks{volumes: append([]disk.Volume(nil), cfg.Volumes...), detector: det,
 		warmUp: min(cfg.RollingSpan(), cfg.ReportInterval)}
 	d.devs = make([]diskstat.Device, len(d.volumes))
@@ -140,19 +140,21 @@ func (d *Disks) stats(now time.Time) []disk.Stats {
 	for i, r := range d.recs {
 		sets[i] = r.SnapshotAt(now)
 	}
-	return mergeStats(sets)
+	return mergeStats(sets, d.detector.MinSamples)
 }
 
 // mergeStats merges the snapshots of the sources, which hold the same
 // volumes in the same order: for every volume and operation, the figure
-// of the source that measured it slowest, and the first load given. Each
+// of the source that measured it slowest among those with at least
+// minSamples samples (when none has, that with the most), and the first
+// load given. Each
 // source is a lower bound of how slow a volume is: the kernel's counters
 // miss what holds a request before the device accounts it (a throttle of
 // the block-I/O controller, a file system's locks), a probe is one small
 // operation at a time and skips its turn on a busy device, a Hadoop
 // DataNode times only its own operations; none makes a healthy volume
 // look slow.
-func mergeStats(sets [][]disk.Stats) []disk.Stats {
+func mergeStats(sets [][]disk.Stats, minSamples int64) []disk.Stats {
 	if len(sets) == 0 {
 		return nil
 	}
@@ -167,7 +169,7 @@ func mergeStats(sets [][]disk.Stats) []disk.Stats {
 				panic("BUG: datanode.mergeStats: sources of different volumes")
 			}
 			for op, o := range s.Ops {
-				if o.Samples > 0 && (out[i].Ops[op].Samples == 0 || o.MeanMs > out[i].Ops[op].MeanMs) {
+				if better(o, out[i].Ops[op], minSamples) {
 					out[i].Ops[op] = o
 				}
 			}
@@ -177,4 +179,17 @@ func mergeStats(sets [][]disk.Stats) []disk.Stats {
 		}
 	}
 	return out
+}
+
+// better reports whether o is the figure to keep over cur: enough samples
+// and slower, or more samples where neither has enough.
+func better(o, cur disk.OpStats, minSamples int64) bool {
+	enough, curEnough := o.Samples >= max(minSamples, 1), cur.Samples >= max(minSamples, 1)
+	switch {
+	case enough && curEnough:
+		return o.MeanMs > cur.MeanMs
+	case enough != curEnough:
+		return enough
+	}
+	return o.Samples > cur.Samples
 }

@@ -29,7 +29,7 @@ func TestMergeStats(t *testing.T) {
 		stats("/a", [3]float64{5, 9, 1}, [3]int64{20, 20, 20}, nil),
 		stats("/b", [3]float64{5, 0, 4}, [3]int64{20, 0, 20}, nil),
 	}
-	got := mergeStats([][]disk.Stats{kernel, probes})
+	got := mergeStats([][]disk.Stats{kernel, probes}, 1)
 	want := []disk.Stats{
 		// The slower figure of each operation, with its own count.
 		stats("/a", [3]float64{5, 9, 3}, [3]int64{20, 20, 800}, load),
@@ -39,11 +39,21 @@ func TestMergeStats(t *testing.T) {
 		t.Fatalf("mergeStats =\n%+v\nwant\n%+v", got, want)
 	}
 	// The load comes from whichever source has one.
-	if got := mergeStats([][]disk.Stats{probes, kernel}); got[0].Load != load {
+	if got := mergeStats([][]disk.Stats{probes, kernel}, 1); got[0].Load != load {
 		t.Errorf("load %+v, want the kernel's", got[0].Load)
 	}
 	if kernel[0].Ops[disk.Metadata].Samples != 0 {
 		t.Error("mergeStats changed its input")
+	}
+	// With 21 samples needed, the probes' 20 do not count where the
+	// kernel has enough, and count where nobody has.
+	got = mergeStats([][]disk.Stats{kernel, probes}, 21)
+	want = []disk.Stats{
+		stats("/a", [3]float64{5, 2, 3}, [3]int64{20, 500, 800}, load),
+		stats("/b", [3]float64{5, 2, 40}, [3]int64{20, 500, 800}, load),
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("mergeStats(21) =\n%+v\nwant\n%+v", got, want)
 	}
 }
 

@@ -120,6 +120,8 @@ func (c Config) validateDisks() error {
 		return fmt.Errorf("%s: %d is less than 1", MinOutlierDetectionDisksKey, c.MinOutlierDetectionDisks)
 	case c.SlowDiskLowThreshold < 0:
 		return fmt.Errorf("%s: %v is negative", SlowDiskLowThresholdKey, c.SlowDiskLowThreshold)
+	case c.DiskMinSamples < 0:
+		return fmt.Errorf("%s: %d is negative", DiskMinSamplesKey, c.DiskMinSamples)
 	case !(c.DiskBusyUtilization > 0 && c.DiskBusyUtilization <= 1):
 		return fmt.Errorf("%s: %v is not in (0, 1]", DiskBusyUtilizationKey, c.DiskBusyUtilization)
 	case c.DiskStatsInterval <= 0:

@@ -62,6 +62,8 @@ var datanodeKeys = keys[datanode.Config]{
 		field: func(c *datanode.Config) any { return &c.MinOutlierDetectionDisks }},
 	{name: datanode.SlowDiskLowThresholdKey, unit: decimalMillis, min: 0, max: int64(24 * time.Hour),
 		field: func(c *datanode.Config) any { return &c.SlowDiskLowThreshold }},
+	{name: datanode.DiskMinSamplesKey, unit: count, min: 0, max: math.MaxInt32,
+		field: func(c *datanode.Config) any { return &c.DiskMinSamples }},
 	{name: datanode.DiskBusyUtilizationKey, unit: fraction,
 		field: func(c *datanode.Config) any { return &c.DiskBusyUtilization }},
 	{name: datanode.DiskStatsIntervalKey, unit: millis,
