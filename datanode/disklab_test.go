@@ -181,7 +181,7 @@ func TestDiskBusyVolumeNotReported(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		end := time.Now().Add(8 * time.Second)
+		end := time.Now().Add(5 * time.Second)
 		var n int
 		for time.Now().Before(end) {
 			time.Sleep(250 * time.Millisecond)
