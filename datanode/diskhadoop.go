@@ -66,23 +66,14 @@ func jmxQueryURL(raw, bean string) string {
 
 // run reads at once and then every interval until ctx is done.
 func (h *diskHadoop) run(ctx context.Context) {
-	t := time.NewTimer(0)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		rctx, cancel := context.WithTimeout(ctx, h.interval)
+	scrapeEvery(ctx, h.interval, func(rctx context.Context) error {
 		err := h.scrape(rctx, time.Now())
-		cancel()
 		if err != nil && ctx.Err() == nil {
 			h.counters.jmxErrors.Add(1)
 			h.log.Warn("reading the Hadoop DataNode's volume metrics failed", slog.Any("err", err))
 		}
-		t.Reset(h.interval)
-	}
+		return err
+	})
 }
 
 // scrape reads the two documents once and records what grew since the

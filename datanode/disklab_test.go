@@ -126,6 +126,11 @@ func slowOnly(t *testing.T, d *Disks, want, op string, within time.Duration) rep
 		}
 		_, ok := slow[0].Latencies[op]
 		found = slow[0]
+		if ok {
+			for _, m := range measured {
+				t.Logf("%s: %v ms, %v samples", m.Disk, m.Latencies, m.Samples)
+			}
+		}
 		return ok
 	})
 	return found

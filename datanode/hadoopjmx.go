@@ -85,7 +85,11 @@ func newHadoopJMX(cfg Config, url string, client *http.Client, c *counters, log 
 
 // Run reads the document at once and then every interval until ctx is
 // done. Each read is bounded by the interval.
-func (h *HadoopJMX) Run(ctx context.Context) {
+func (h *HadoopJMX) Run(ctx context.Context) { scrapeEvery(ctx, h.interval, h.Scrape) }
+
+// scrapeEvery calls scrape at once and then every interval until ctx is
+// done, each call bounded by the interval.
+func scrapeEvery(ctx context.Context, interval time.Duration, scrape func(context.Context) error) {
 	t := time.NewTimer(0)
 	defer t.Stop()
 	for {
@@ -94,13 +98,13 @@ func (h *HadoopJMX) Run(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		rctx, cancel := context.WithTimeout(ctx, h.interval)
-		err := h.Scrape(rctx)
+		rctx, cancel := context.WithTimeout(ctx, interval)
+		err := scrape(rctx)
 		cancel()
 		if err != nil && ctx.Err() != nil {
 			return
 		}
-		t.Reset(h.interval)
+		t.Reset(interval)
 	}
 }
 

@@ -1,7 +1,6 @@
 package disklab
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/slowpeer/slowpeer/diskstat"
 )
 
 // Close moves the processes of the lab's cgroup back where this process
@@ -83,41 +84,14 @@ func mounted(dir string) bool {
 	return false
 }
 
-// mounts returns this process's mount points, from /proc/self/mountinfo.
+// mounts returns this process's mount points.
 func mounts() []string {
-	f, err := os.Open("/proc/self/mountinfo")
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	var out []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 4096), 1<<20)
-	for sc.Scan() {
-		if fields := strings.Fields(sc.Text()); len(fields) > 4 {
-			out = append(out, unescape(fields[4]))
-		}
+	ms, _ := diskstat.Mounts("/proc/self/mountinfo")
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.Point
 	}
 	return out
-}
-
-// unescape undoes mountinfo's octal escapes ("\040" for a space).
-func unescape(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+3 < len(s) {
-			if v, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(v))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }
 
 // CleanStale removes what labs of processes no longer running left

@@ -53,23 +53,16 @@ func mountSource(mountinfo, dir string, d Device) (string, error) {
 	if r, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = r
 	}
-	f, err := os.Open(mountinfo)
+	ms, err := Mounts(mountinfo)
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
 	best, source := -1, ""
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 4096), 1<<20)
-	for sc.Scan() {
-		m, ok := parseMountinfo(sc.Bytes())
-		if !ok || m.dev != d || !under(abs, m.point) || len(m.point) <= best {
+	for _, m := range ms {
+		if m.Device != d || !under(abs, m.Point) || len(m.Point) <= best {
 			continue
 		}
-		best, source = len(m.point), m.source
-	}
-	if err := sc.Err(); err != nil {
-		return "", fmt.Errorf("read %s: %w", mountinfo, err)
+		best, source = len(m.Point), m.Source
 	}
 	if best < 0 {
 		return "", fmt.Errorf("no mount of device %s in %s: %w", d, mountinfo, ErrNoDevice)
@@ -77,28 +70,53 @@ func mountSource(mountinfo, dir string, d Device) (string, error) {
 	return source, nil
 }
 
-// mount is what mountSource needs of one line of mountinfo.
-type mount struct {
-	dev    Device
-	point  string
-	source string
+// Mount is one mount of a mountinfo document.
+type Mount struct {
+	// Device is the device number the mount's files have (st_dev).
+	Device Device
+	// Point is where it is mounted.
+	Point string
+	// Source is what it mounts: a device's path, or a name.
+	Source string
 }
 
-// parseMountinfo reads one line of /proc/PID/mountinfo (proc(5)):
+// Mounts reads a mountinfo document (/proc/self/mountinfo, proc(5)),
+// skipping lines it cannot read.
+func Mounts(mountinfo string) ([]Mount, error) {
+	f, err := os.Open(mountinfo)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []Mount
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	for sc.Scan() {
+		if m, ok := parseMountinfo(sc.Bytes()); ok {
+			out = append(out, m)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read %s: %w", mountinfo, err)
+	}
+	return out, nil
+}
+
+// parseMountinfo reads one line of mountinfo:
 // "ID PARENT MAJ:MIN ROOT POINT OPTIONS [TAGS...] - FSTYPE SOURCE SUPER".
-func parseMountinfo(line []byte) (mount, bool) {
+func parseMountinfo(line []byte) (Mount, bool) {
 	f := bytes.Fields(line)
 	if len(f) < 10 {
-		return mount{}, false
+		return Mount{}, false
 	}
 	maj, min, ok := bytes.Cut(f[2], []byte(":"))
 	if !ok {
-		return mount{}, false
+		return Mount{}, false
 	}
 	a, err1 := strconv.ParseUint(string(maj), 10, 32)
 	b, err2 := strconv.ParseUint(string(min), 10, 32)
 	if err1 != nil || err2 != nil {
-		return mount{}, false
+		return Mount{}, false
 	}
 	sep := -1
 	for i := 6; i < len(f); i++ {
@@ -108,9 +126,9 @@ func parseMountinfo(line []byte) (mount, bool) {
 		}
 	}
 	if sep < 0 || sep+2 >= len(f) {
-		return mount{}, false
+		return Mount{}, false
 	}
-	return mount{dev: Device{uint32(a), uint32(b)}, point: unescape(string(f[4])), source: unescape(string(f[sep+2]))}, true
+	return Mount{Device: Device{uint32(a), uint32(b)}, Point: unescape(string(f[4])), Source: unescape(string(f[sep+2]))}, true
 }
 
 // unescape undoes mountinfo's octal escapes of space, tab, newline and
