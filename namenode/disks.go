@@ -269,3 +269,16 @@ func (s *Server) diskFindings(c *gin.Context) {
 	}
 	c.JSON(http.StatusOK, out)
 }
+
+// DiskFindings returns the findings of the last DiagnoseDisks, sorted by
+// node, disk, evidence and operation. The slice is shared: not to be
+// changed.
+func (s *Server) DiskFindings() []disk.Finding { return s.disks.current().findings }
+
+// MeasuredDisks returns what every node measured of its volumes, valid at
+// now, sorted by node. The volumes are shared: not to be changed.
+func (s *Server) MeasuredDisks(now time.Time) []tracker.NodeDisks { return s.disks.tracker.Measured(now) }
+
+// IsSlowDisk reports whether the disk id ("host:port:volume") is in the
+// slow set of disks.
+func (s *Server) IsSlowDisk(id string) bool { return s.disks.slowSet.Contains(id) }
