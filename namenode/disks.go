@@ -277,7 +277,9 @@ func (s *Server) DiskFindings() []disk.Finding { return s.disks.current().findin
 
 // MeasuredDisks returns what every node measured of its volumes, valid at
 // now, sorted by node. The volumes are shared: not to be changed.
-func (s *Server) MeasuredDisks(now time.Time) []tracker.NodeDisks { return s.disks.tracker.Measured(now) }
+func (s *Server) MeasuredDisks(now time.Time) []tracker.NodeDisks {
+	return s.disks.tracker.Measured(now)
+}
 
 // IsSlowDisk reports whether the disk id ("host:port:volume") is in the
 // slow set of disks.
