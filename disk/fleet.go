@@ -146,7 +146,11 @@ func (f Finding) ID() string { return reports.SlowDiskID(f.Node, f.Disk) }
 type Fleet struct {
 	cfg FleetConfig
 	det outlier.Detector
-	buf []outlier.Sample
+	// Scratch, kept between calls: the volumes of one test and their
+	// figures.
+	take         []volumeRef
+	first, other []outlier.Sample
+	kinds        map[string][]volumeRef // the volumes of each kind
 }
 
 // NewFleet returns a Fleet of cfg, or the error of cfg.Validate.
@@ -167,7 +171,10 @@ type volumeRef struct {
 // and operation. nodes are expected to have passed the heartbeat's
 // validation.
 func (f *Fleet) Judge(nodes []NodeDisks) []Finding {
-	kinds := map[string][]volumeRef{}
+	if f.kinds == nil {
+		f.kinds = map[string][]volumeRef{}
+	}
+	kinds := f.kinds // emptied at the end of the last call
 	for _, n := range nodes {
 		for i := range n.Disks {
 			d := &n.Disks[i]
@@ -184,6 +191,15 @@ func (f *Fleet) Judge(nodes []NodeDisks) []Finding {
 		}
 		out = f.service(out, kind, vols)
 	}
+	clear(f.take[:cap(f.take)]) // keep no node's volumes alive
+	for k, vs := range kinds {
+		if len(vs) == 0 {
+			delete(kinds, k) // a kind no longer seen
+			continue
+		}
+		clear(vs)
+		kinds[k] = vs[:0]
+	}
 	slices.SortFunc(out, func(a, b Finding) int {
 		return cmp.Or(strings.Compare(a.Node, b.Node), strings.Compare(a.Disk, b.Disk),
 			strings.Compare(string(a.Evidence), string(b.Evidence)), strings.Compare(a.Op, b.Op))
@@ -198,8 +214,7 @@ func (f *Fleet) busy(d *reports.DiskLatency) bool {
 
 // latency appends the Latency findings of op among vols.
 func (f *Fleet) latency(out []Finding, kind, op string, vols []volumeRef) []Finding {
-	var take []volumeRef
-	samples := f.buf[:0]
+	take, samples := f.take[:0], f.first[:0]
 	for _, v := range vols {
 		if v.d.Samples[op] < f.cfg.MinSamples || f.busy(v.d) {
 			continue
@@ -207,7 +222,7 @@ func (f *Fleet) latency(out []Finding, kind, op string, vols []volumeRef) []Find
 		take = append(take, v)
 		samples = append(samples, outlier.Sample{LatencyMs: v.d.Latencies[op]})
 	}
-	f.buf = samples
+	f.take, f.first = take, samples
 	r := f.test(samples, f.cfg.LowThreshold)
 	if r.Skipped {
 		return out
@@ -223,8 +238,7 @@ func (f *Fleet) latency(out []Finding, kind, op string, vols []volumeRef) []Find
 
 // service appends the Service findings among vols.
 func (f *Fleet) service(out []Finding, kind string, vols []volumeRef) []Finding {
-	var take []volumeRef
-	var perOp, perMB []outlier.Sample
+	take, perOp, perMB := f.take[:0], f.first[:0], f.other[:0]
 	for _, v := range vols {
 		if !loaded(v.d.Load) {
 			continue
@@ -233,6 +247,7 @@ func (f *Fleet) service(out []Finding, kind string, vols []volumeRef) []Finding 
 		perOp = append(perOp, outlier.Sample{LatencyMs: timePerOpMs(v.d.Load)})
 		perMB = append(perMB, outlier.Sample{LatencyMs: timePerMBMs(v.d.Load)})
 	}
+	f.take, f.first, f.other = take, perOp, perMB
 	byOp := f.test(perOp, f.cfg.LowThreshold)
 	if byOp.Skipped {
 		return out
