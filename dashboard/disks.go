@@ -83,15 +83,8 @@ func newDiskPage(d *Disks) *diskPage {
 	slices.SortFunc(rows, compareNatural)
 	slices.SortFunc(cols, compareNatural)
 	p.Heat = diskHeatmap{Disks: cols, AllNodes: len(rowScore), AllDisks: len(colScore)}
-	row := make(map[string]int, len(rows))
-	for i, n := range rows {
-		row[n] = i
-		p.Heat.Rows = append(p.Heat.Rows, heatRow{Reporter: n, Cells: make([]heatCell, len(cols))})
-	}
-	col := make(map[string]int, len(cols))
-	for i, c := range cols {
-		col[c] = i
-	}
+	var row, col map[string]int
+	p.Heat.Rows, row, col = grid(rows, cols)
 	for _, v := range d.Volumes {
 		r, inRow := row[v.Node]
 		c, inCol := col[v.Disk]

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -110,17 +107,9 @@ func (d serviceDisks) write(w io.Writer) error {
 
 // parseDiskFindings decodes a /v1/slowdisks document strictly.
 func parseDiskFindings(body []byte) ([]diskFinding, error) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	var fs []diskFinding
-	if err := dec.Decode(&fs); err != nil {
-		return nil, fmt.Errorf("not a fleet view: %w", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("not a fleet view: data after the JSON array")
-	}
-	if fs == nil {
-		return nil, errors.New("not a fleet view: want a JSON array")
+	fs, err := decodeArray[diskFinding](body, "a fleet view")
+	if err != nil {
+		return nil, err
 	}
 	for i, f := range fs {
 		if err := reports.ValidateNode(f.Node); err != nil {
