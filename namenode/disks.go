@@ -254,27 +254,29 @@ func (s *Server) slowDisksView(c *gin.Context) {
 	c.Data(http.StatusOK, "application/json", reportedDisksJSON(top))
 }
 
-// diskFindingJSON is one element of the /v1/slowdisks answer.
-type diskFindingJSON struct {
-	Node     string  `json:"node"`
-	Disk     string  `json:"disk"`
-	Kind     string  `json:"kind"`
-	Evidence string  `json:"evidence"`
-	Op       *string `json:"op"`
-	ValueMs  float64 `json:"valueMs"`
-	MedianMs float64 `json:"medianMs"`
-	Limit    float64 `json:"upperLimitMs"`
-	Slow     bool    `json:"inSlowSet"`
+// DiskFinding is one element of the GET /v1/slowdisks answer: a
+// finding of the fleet view (disk.Finding) and whether its disk is in the
+// slow set of disks.
+type DiskFinding struct {
+	Node      string  `json:"node"`
+	Disk      string  `json:"disk"`
+	Kind      string  `json:"kind"`
+	Evidence  string  `json:"evidence"`
+	Op        *string `json:"op"` // null for service evidence
+	ValueMs   float64 `json:"valueMs"`
+	MedianMs  float64 `json:"medianMs"`
+	LimitMs   float64 `json:"upperLimitMs"`
+	InSlowSet bool    `json:"inSlowSet"`
 }
 
 // diskFindings handles GET /v1/slowdisks: the findings of the last fleet
 // view, each with whether its disk is in the slow set.
 func (s *Server) diskFindings(c *gin.Context) {
 	fs := s.disks.current().findings
-	out := make([]diskFindingJSON, len(fs))
+	out := make([]DiskFinding, len(fs))
 	for i, f := range fs {
-		out[i] = diskFindingJSON{Node: f.Node, Disk: f.Disk, Kind: f.Kind, Evidence: string(f.Evidence),
-			ValueMs: f.ValueMs, MedianMs: f.MedianMs, Limit: f.UpperLimitMs, Slow: s.disks.slowSet.Contains(f.ID())}
+		out[i] = DiskFinding{Node: f.Node, Disk: f.Disk, Kind: f.Kind, Evidence: string(f.Evidence),
+			ValueMs: f.ValueMs, MedianMs: f.MedianMs, LimitMs: f.UpperLimitMs, InSlowSet: s.disks.slowSet.Contains(f.ID())}
 		if f.Op != "" {
 			out[i].Op = &fs[i].Op
 		}

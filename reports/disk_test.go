@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestParseDisks(t *testing.T) {
@@ -156,27 +155,5 @@ func BenchmarkParseHeartbeatDisks(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	const chunk = 100
-	var ours, ref time.Duration
-	b.ReportAllocs()
-	b.SetBytes(int64(2 * len(body)))
-	for n := b.N; n > 0; n -= chunk {
-		k := min(n, chunk)
-		start := time.Now()
-		for range k {
-			if _, err := ParseHeartbeat(body); err != nil {
-				b.Fatal(err)
-			}
-		}
-		mid := time.Now()
-		for range k {
-			if _, err := referenceDecode(body); err != nil {
-				b.Fatal(err)
-			}
-		}
-		ours, ref = ours+mid.Sub(start), ref+time.Since(mid)
-	}
-	b.ReportMetric(float64(ours.Nanoseconds())/float64(b.N), "parse-ns/op")
-	b.ReportMetric(float64(ref.Nanoseconds())/float64(b.N), "encoding/json-ns/op")
-	b.ReportMetric(float64(ref)/float64(ours), "speedup")
+	compareWithReference(b, body, 100)
 }

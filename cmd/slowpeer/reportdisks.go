@@ -16,19 +16,6 @@ import (
 // reads.
 const maxDisksBytes = 64 << 20
 
-// diskFinding is one entry of /v1/slowdisks.
-type diskFinding struct {
-	Node      string  `json:"node"`
-	Disk      string  `json:"disk"`
-	Kind      string  `json:"kind"`
-	Evidence  string  `json:"evidence"`
-	Op        *string `json:"op"`
-	ValueMs   float64 `json:"valueMs"`
-	MedianMs  float64 `json:"medianMs"`
-	LimitMs   float64 `json:"upperLimitMs"`
-	InSlowSet bool    `json:"inSlowSet"`
-}
-
 // getOptional reads GET target of a service that may be too old to have
 // it: nil, nil on a 404.
 func getOptional(ctx context.Context, client serviceClient, target string) ([]byte, error) {
@@ -47,7 +34,7 @@ func getOptional(ctx context.Context, client serviceClient, target string) ([]by
 // fleet view (GET /v1/slowdisks), each empty for a service without them.
 type serviceDisks struct {
 	reported []jmx.SlowDisk
-	fleet    []diskFinding
+	fleet    []namenode.DiskFinding
 }
 
 // fetchServiceDisks reads the slow disks of the service at base, before
@@ -106,8 +93,8 @@ func (d serviceDisks) write(w io.Writer) error {
 }
 
 // parseDiskFindings decodes a /v1/slowdisks document strictly.
-func parseDiskFindings(body []byte) ([]diskFinding, error) {
-	fs, err := decodeArray[diskFinding](body, "a fleet view")
+func parseDiskFindings(body []byte) ([]namenode.DiskFinding, error) {
+	fs, err := decodeArray[namenode.DiskFinding](body, "a fleet view")
 	if err != nil {
 		return nil, err
 	}
