@@ -52,7 +52,6 @@ type disks struct {
 // diskResult is one publication of DiagnoseDisks: never modified once
 // stored.
 type diskResult struct {
-	at       time.Time
 	findings []disk.Finding // non-nil
 	// volumes is the number of measured volumes of each node.
 	volumes map[string]int
@@ -136,7 +135,7 @@ func (s *Server) DiagnoseDisks(now time.Time) []disk.Finding {
 	}
 	ids := disk.SlowIDs(findings, d.tracker.Slow(now), func(node string) bool { return volumes[node] > 0 })
 	d.slowSet.Update(now, diskCounts(ids))
-	d.last.Store(&diskResult{at: now, findings: findings, volumes: volumes,
+	d.last.Store(&diskResult{findings: findings, volumes: volumes,
 		slowHosts: slowDiskHosts(d.slowSet.Nodes(), volumes, d.cfg.HostShare)})
 	return findings
 }
