@@ -53,8 +53,6 @@ type disks struct {
 // stored.
 type diskResult struct {
 	findings []disk.Finding // non-nil
-	// volumes is the number of measured volumes of each node.
-	volumes map[string]int
 	// slowHosts are the hosts the picker counts slow by their disks.
 	slowHosts []string
 }
@@ -135,8 +133,7 @@ func (s *Server) DiagnoseDisks(now time.Time) []disk.Finding {
 	}
 	ids := disk.SlowIDs(findings, d.tracker.Slow(now), func(node string) bool { return volumes[node] > 0 })
 	d.slowSet.Update(now, diskCounts(ids))
-	d.last.Store(&diskResult{findings: findings, volumes: volumes,
-		slowHosts: slowDiskHosts(d.slowSet.Nodes(), volumes, d.cfg.HostShare)})
+	d.last.Store(&diskResult{findings: findings, slowHosts: slowDiskHosts(d.slowSet.Nodes(), volumes, d.cfg.HostShare)})
 	return findings
 }
 
