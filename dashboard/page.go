@@ -21,6 +21,7 @@ var templates = template.Must(template.New("").Funcs(template.FuncMap{
 	"ago":       formatAgo,
 	"age":       formatAge,
 	"slowRatio": func() int { return SlowRatio },
+	"div":       ratio,
 }).ParseFS(assets, "assets/*.html"))
 
 // page is what the templates draw: a View digested for the eye.
@@ -39,6 +40,7 @@ type page struct {
 	Live, Stale, Dead int
 	Hive              *HiveServers
 	Cluster           *Cluster
+	Disks             *diskPage
 }
 
 // slowRow is one row of the slow-node table.
@@ -60,7 +62,7 @@ type slowRow struct {
 // newPage digests v at now, with heat, the heatmap of v.
 func newPage(now time.Time, v View, heat heatmap) page {
 	p := page{Now: now, Diagnosis: v.Diagnosis, Heatmap: heat,
-		Hive: v.HiveServers, Cluster: v.Cluster}
+		Hive: v.HiveServers, Cluster: v.Cluster, Disks: newDiskPage(v.Disks)}
 	for _, s := range v.SlowNodes {
 		row := slowRow{Node: s.Node, Since: s.Since, Reporters: len(s.Reporters)}
 		var lat, med []float64

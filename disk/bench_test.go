@@ -39,3 +39,33 @@ func BenchmarkReportAt(b *testing.B) {
 		r.ReportAt(now, d)
 	}
 }
+
+// BenchmarkFleetJudge times one fleet view of n nodes of 12 HDD volumes
+// each, one of them slow: the service's periodic work (DiagnoseDisks).
+func BenchmarkFleetJudge(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
+			nodes := make([]NodeDisks, n)
+			for i := range nodes {
+				nodes[i].Node = fmt.Sprintf("10.%d.%d.%d:9866", i/65536, i/256%256, i%256)
+				for v := range 12 {
+					ms := 6 + float64((i+v)%7)/4
+					if i == 7 && v == 3 {
+						ms = 80
+					}
+					nodes[i].Disks = append(nodes[i].Disks, volume(fmt.Sprintf("/data/%d", v), "hdd", ms, 10, 640e3, ms/100))
+				}
+			}
+			f, err := NewFleet(DefaultFleetConfig())
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if got := f.Judge(nodes); len(got) != 1 {
+					b.Fatalf("%d findings", len(got))
+				}
+			}
+		})
+	}
+}

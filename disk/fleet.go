@@ -77,52 +77,6 @@ func (c FleetConfig) Validate() error {
 	return nil
 }
 
-// NodeDisks is what one node measured of its volumes: a heartbeat's
-// diskLatencies.
-type NodeDisks struct {
-	// Node is the node's id, "host:port".
-	Node string
-	// Disks is its volumes' entries.
-	Disks []reports.DiskLatency
-}
-
-// Evidence is what a Finding rests on.
-type Evidence string
-
-// The kinds of evidence.
-const (
-	// Latency: the volume's latency of an operation is far above that of
-	// like volumes that are not busy, and its own device is not busy.
-	Latency Evidence = "latency"
-	// Service: the volume's device spends far more time per operation,
-	// and per byte, than like devices: slow at whatever load.
-	Service Evidence = "service"
-)
-
-// Finding is a volume the fleet view finds slow, and why.
-type Finding struct {
-	// Node is the volume's node, "host:port".
-	Node string
-	// Disk is the volume's name.
-	Disk string
-	// Kind is its device kind.
-	Kind string
-	// Evidence says what was compared.
-	Evidence Evidence
-	// Op is the operation of Latency evidence, "" for Service.
-	Op string
-	// ValueMs is the volume's figure: its latency of Op, or its device's
-	// time per operation (busy time / operations).
-	ValueMs float64
-	// MedianMs is the median of the figure over the like volumes.
-	MedianMs float64
-	// UpperLimitMs is the limit ValueMs exceeded.
-	UpperLimitMs float64
-}
-
-// ID returns the finding's disk id, "node:disk" (reports.SlowDiskID).
-func (f Finding) ID() string { return reports.SlowDiskID(f.Node, f.Disk) }
-
 // Fleet compares each volume with the like volumes (same device kind) of
 // every node, so that a node whose every disk is slow, and a node with
 // fewer volumes than Hadoop's test needs, are judged too. It judges a
@@ -146,7 +100,11 @@ func (f Finding) ID() string { return reports.SlowDiskID(f.Node, f.Disk) }
 type Fleet struct {
 	cfg FleetConfig
 	det outlier.Detector
-	buf []outlier.Sample
+	// Scratch, kept between calls: the volumes of one test and their
+	// figures.
+	take         []volumeRef
+	first, other []outlier.Sample
+	kinds        map[string][]volumeRef // the volumes of each kind
 }
 
 // NewFleet returns a Fleet of cfg, or the error of cfg.Validate.
@@ -167,7 +125,10 @@ type volumeRef struct {
 // and operation. nodes are expected to have passed the heartbeat's
 // validation.
 func (f *Fleet) Judge(nodes []NodeDisks) []Finding {
-	kinds := map[string][]volumeRef{}
+	if f.kinds == nil {
+		f.kinds = map[string][]volumeRef{}
+	}
+	kinds := f.kinds // emptied at the end of the last call
 	for _, n := range nodes {
 		for i := range n.Disks {
 			d := &n.Disks[i]
@@ -184,6 +145,15 @@ func (f *Fleet) Judge(nodes []NodeDisks) []Finding {
 		}
 		out = f.service(out, kind, vols)
 	}
+	clear(f.take[:cap(f.take)]) // keep no node's volumes alive
+	for k, vs := range kinds {
+		if len(vs) == 0 {
+			delete(kinds, k) // a kind no longer seen
+			continue
+		}
+		clear(vs)
+		kinds[k] = vs[:0]
+	}
 	slices.SortFunc(out, func(a, b Finding) int {
 		return cmp.Or(strings.Compare(a.Node, b.Node), strings.Compare(a.Disk, b.Disk),
 			strings.Compare(string(a.Evidence), string(b.Evidence)), strings.Compare(a.Op, b.Op))
@@ -198,8 +168,7 @@ func (f *Fleet) busy(d *reports.DiskLatency) bool {
 
 // latency appends the Latency findings of op among vols.
 func (f *Fleet) latency(out []Finding, kind, op string, vols []volumeRef) []Finding {
-	var take []volumeRef
-	samples := f.buf[:0]
+	take, samples := f.take[:0], f.first[:0]
 	for _, v := range vols {
 		if v.d.Samples[op] < f.cfg.MinSamples || f.busy(v.d) {
 			continue
@@ -207,7 +176,7 @@ func (f *Fleet) latency(out []Finding, kind, op string, vols []volumeRef) []Find
 		take = append(take, v)
 		samples = append(samples, outlier.Sample{LatencyMs: v.d.Latencies[op]})
 	}
-	f.buf = samples
+	f.take, f.first = take, samples
 	r := f.test(samples, f.cfg.LowThreshold)
 	if r.Skipped {
 		return out
@@ -223,8 +192,7 @@ func (f *Fleet) latency(out []Finding, kind, op string, vols []volumeRef) []Find
 
 // service appends the Service findings among vols.
 func (f *Fleet) service(out []Finding, kind string, vols []volumeRef) []Finding {
-	var take []volumeRef
-	var perOp, perMB []outlier.Sample
+	take, perOp, perMB := f.take[:0], f.first[:0], f.other[:0]
 	for _, v := range vols {
 		if !loaded(v.d.Load) {
 			continue
@@ -233,6 +201,7 @@ func (f *Fleet) service(out []Finding, kind string, vols []volumeRef) []Finding 
 		perOp = append(perOp, outlier.Sample{LatencyMs: timePerOpMs(v.d.Load)})
 		perMB = append(perMB, outlier.Sample{LatencyMs: timePerMBMs(v.d.Load)})
 	}
+	f.take, f.first, f.other = take, perOp, perMB
 	byOp := f.test(perOp, f.cfg.LowThreshold)
 	if byOp.Skipped {
 		return out
@@ -254,23 +223,4 @@ func (f *Fleet) test(samples []outlier.Sample, low time.Duration) outlier.Result
 	r := f.det.Detect(samples)
 	r.Outliers = nil
 	return r
-}
-
-// SlowIDs returns, sorted, the disk ids a service's slow set of disks
-// is fed with: those of findings, and those of the slow-disk reports
-// (Hadoop's, the nodes' own test) of nodes that measure no volume
-// (measures reports false), such as an agent reading a Hadoop DataNode,
-// whose report is then all there is to go on.
-func SlowIDs(findings []Finding, reported []reports.ReportedDisk, measures func(node string) bool) []string {
-	ids := make([]string, 0, len(findings))
-	for _, f := range findings {
-		ids = append(ids, f.ID())
-	}
-	for _, r := range reported {
-		if node, _ := reports.SplitDiskID(r.ID); !measures(node) {
-			ids = append(ids, r.ID)
-		}
-	}
-	slices.Sort(ids)
-	return slices.Compact(ids)
 }

@@ -8,9 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/gin-gonic/gin"
 	"github.com/slowpeer/slowpeer/disk"
-	"github.com/slowpeer/slowpeer/jmx"
 	"github.com/slowpeer/slowpeer/reports"
 	"github.com/slowpeer/slowpeer/tracker"
 )
@@ -52,10 +50,7 @@ type disks struct {
 // diskResult is one publication of DiagnoseDisks: never modified once
 // stored.
 type diskResult struct {
-	at       time.Time
 	findings []disk.Finding // non-nil
-	// volumes is the number of measured volumes of each node.
-	volumes map[string]int
 	// slowHosts are the hosts the picker counts slow by their disks.
 	slowHosts []string
 }
@@ -136,8 +131,7 @@ func (s *Server) DiagnoseDisks(now time.Time) []disk.Finding {
 	}
 	ids := disk.SlowIDs(findings, d.tracker.Slow(now), func(node string) bool { return volumes[node] > 0 })
 	d.slowSet.Update(now, diskCounts(ids))
-	d.last.Store(&diskResult{at: now, findings: findings, volumes: volumes,
-		slowHosts: slowDiskHosts(d.slowSet.Nodes(), volumes, d.cfg.HostShare)})
+	d.last.Store(&diskResult{findings: findings, slowHosts: slowDiskHosts(d.slowSet.Nodes(), volumes, d.cfg.HostShare)})
 	return findings
 }
 
@@ -154,13 +148,25 @@ func diskCounts(ids []string) []tracker.NodeCount {
 // of disks as the service does.
 func DiskCounts(ids []string) []tracker.NodeCount { return diskCounts(ids) }
 
-// RunDiskDiagnosis calls DiagnoseDisks every DiagnoseEvery until ctx is
-// done, then returns nil. Serve runs it.
+// RunDiskDiagnosis calls DiagnoseDisks every DiagnoseEvery, or after
+// DiagnoseSpacing times the last one's duration when that is longer (at
+// 10 000 nodes of 12 volumes a fleet view takes tens of milliseconds), as
+// RunDiagnosis does, until ctx is done, then returns nil. Serve runs it.
 func (s *Server) RunDiskDiagnosis(ctx context.Context) error {
 	if !s.cfg.Disks.Enabled() {
 		return nil
 	}
-	every(ctx, DiagnoseEvery, func() { s.heavy.do(ctx, func() { s.DiagnoseDisks(s.now()) }) })
+	var next time.Time // the earliest start of the next one
+	every(ctx, DiagnoseEvery, func() {
+		if time.Now().Before(next) {
+			return
+		}
+		s.heavy.do(ctx, func() {
+			start := time.Now()
+			s.DiagnoseDisks(s.now())
+			next = start.Add(DiagnoseSpacing * time.Since(start))
+		})
+	})
 	return nil
 }
 
@@ -199,73 +205,17 @@ func (s *Server) addSlowDiskHosts(hosts []string) []string {
 // disks, sorted.
 func (s *Server) SlowDisks() []string { return s.disks.slowSet.Nodes() }
 
-// slowDisksReport is the JMX SlowDisksReport at now: the top
-// MaxDisksToReport slow disks as Hadoop's Jackson writes them, or nil
-// (null) when disks are off or none is slow, as
-// SlowDiskTracker.getSlowDiskReportAsJsonString.
-func (s *Server) slowDisksReport(now time.Time) any {
-	if !s.cfg.Disks.Enabled() {
-		return nil
-	}
-	top := s.disks.tracker.Top(now, s.cfg.Disks.MaxDisksToReport)
-	if len(top) == 0 {
-		return nil
-	}
-	return string(reportedDisksJSON(top))
+// DiskFindings returns the findings of the last DiagnoseDisks, sorted by
+// node, disk, evidence and operation. The slice is shared: not to be
+// changed.
+func (s *Server) DiskFindings() []disk.Finding { return s.disks.current().findings }
+
+// MeasuredDisks returns what every node measured of its volumes, valid at
+// now, sorted by node. The volumes are shared: not to be changed.
+func (s *Server) MeasuredDisks(now time.Time) []tracker.NodeDisks {
+	return s.disks.tracker.Measured(now)
 }
 
-// reportedDisksJSON is ds as Hadoop's Jackson writes them.
-func reportedDisksJSON(ds []reports.ReportedDisk) []byte {
-	b, err := jmx.MarshalJackson(ds)
-	if err != nil {
-		panic("BUG: namenode: encode slow-disk report: " + err.Error())
-	}
-	return b
-}
-
-// slowDisksView handles GET /slowdisks[?top=N]: the top N slow disks of
-// the DataNodes' reports (default MaxDisksToReport), written as the JMX
-// SlowDisksReport is, "[]" when there are none.
-func (s *Server) slowDisksView(c *gin.Context) {
-	n := s.cfg.Disks.MaxDisksToReport
-	if q, ok := c.GetQuery("top"); ok {
-		var err error
-		if n, err = parseTop(q); err != nil {
-			s.fail(c, http.StatusBadRequest, err.Error())
-			return
-		}
-	}
-	top := []reports.ReportedDisk{}
-	if s.cfg.Disks.Enabled() {
-		top = s.disks.tracker.Top(s.now(), n)
-	}
-	c.Data(http.StatusOK, "application/json", reportedDisksJSON(top))
-}
-
-// diskFindingJSON is one element of the /v1/slowdisks answer.
-type diskFindingJSON struct {
-	Node     string  `json:"node"`
-	Disk     string  `json:"disk"`
-	Kind     string  `json:"kind"`
-	Evidence string  `json:"evidence"`
-	Op       *string `json:"op"`
-	ValueMs  float64 `json:"valueMs"`
-	MedianMs float64 `json:"medianMs"`
-	Limit    float64 `json:"upperLimitMs"`
-	Slow     bool    `json:"inSlowSet"`
-}
-
-// diskFindings handles GET /v1/slowdisks: the findings of the last fleet
-// view, each with whether its disk is in the slow set.
-func (s *Server) diskFindings(c *gin.Context) {
-	fs := s.disks.current().findings
-	out := make([]diskFindingJSON, len(fs))
-	for i, f := range fs {
-		out[i] = diskFindingJSON{Node: f.Node, Disk: f.Disk, Kind: f.Kind, Evidence: string(f.Evidence),
-			ValueMs: f.ValueMs, MedianMs: f.MedianMs, Limit: f.UpperLimitMs, Slow: s.disks.slowSet.Contains(f.ID())}
-		if f.Op != "" {
-			out[i].Op = &fs[i].Op
-		}
-	}
-	c.JSON(http.StatusOK, out)
-}
+// IsSlowDisk reports whether the disk id ("host:port:volume") is in the
+// slow set of disks.
+func (s *Server) IsSlowDisk(id string) bool { return s.disks.slowSet.Contains(id) }

@@ -154,9 +154,9 @@ func TestDiskFleetSlowSet(t *testing.T) {
 	if got := s.SlowDisks(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("slow disks %v, want %v", got, want)
 	}
-	var findings []diskFindingJSON
+	var findings []DiskFinding
 	if w := do(t, s, "GET", DiskFindingsPath, ""); json.Unmarshal(w.Body.Bytes(), &findings) != nil || len(findings) != 4 ||
-		findings[0].Node != "10.0.0.3:9866" || findings[0].Evidence != "service" || !findings[0].Slow || findings[0].Op != nil {
+		findings[0].Node != "10.0.0.3:9866" || findings[0].Evidence != "service" || !findings[0].InSlowSet || findings[0].Op != nil {
 		t.Fatalf("/v1/slowdisks: %s", w.Body)
 	}
 	// One slow disk alone does not make its host slow for the picker; a

@@ -64,7 +64,6 @@ func newDiskSim(cfg Config, c *cluster) (*diskSim, error) {
 	d := &diskSim{cfg: cfg, swing: 2 * math.Pi * rng.Float64()}
 	d.nodes, d.truth = newDiskCluster(c, cfg.Scenario, rng)
 	onset := epoch.Add(cfg.Warmup)
-	svc := namenode.DefaultConfig()
 	for a, alg := range []Algorithm{cfg.Slowpeer, cfg.Hadoop} {
 		da := &diskAlg{slowpeer: a == 0, interval: alg.Agent.ReportInterval,
 			tracker: tracker.NewDisks(alg.ReportValidity, 0), score: newScore(onset, d.truth)}
@@ -73,7 +72,7 @@ func newDiskSim(cfg Config, c *cluster) (*diskSim, error) {
 		da.set = tracker.NewSlowSet(set)
 		window, windows := alg.Agent.RollingWindow, alg.Agent.RollingWindows
 		if da.slowpeer {
-			f, err := disk.NewFleet(svc.Disks.Fleet)
+			f, err := disk.NewFleet(alg.DiskFleet)
 			if err != nil {
 				return nil, err
 			}

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -18,19 +15,6 @@ import (
 // maxDisksBytes bounds the /slowdisks and /v1/slowdisks answers "report"
 // reads.
 const maxDisksBytes = 64 << 20
-
-// diskFinding is one entry of /v1/slowdisks.
-type diskFinding struct {
-	Node      string  `json:"node"`
-	Disk      string  `json:"disk"`
-	Kind      string  `json:"kind"`
-	Evidence  string  `json:"evidence"`
-	Op        *string `json:"op"`
-	ValueMs   float64 `json:"valueMs"`
-	MedianMs  float64 `json:"medianMs"`
-	LimitMs   float64 `json:"upperLimitMs"`
-	InSlowSet bool    `json:"inSlowSet"`
-}
 
 // getOptional reads GET target of a service that may be too old to have
 // it: nil, nil on a 404.
@@ -50,7 +34,7 @@ func getOptional(ctx context.Context, client serviceClient, target string) ([]by
 // fleet view (GET /v1/slowdisks), each empty for a service without them.
 type serviceDisks struct {
 	reported []jmx.SlowDisk
-	fleet    []diskFinding
+	fleet    []namenode.DiskFinding
 }
 
 // fetchServiceDisks reads the slow disks of the service at base, before
@@ -109,18 +93,10 @@ func (d serviceDisks) write(w io.Writer) error {
 }
 
 // parseDiskFindings decodes a /v1/slowdisks document strictly.
-func parseDiskFindings(body []byte) ([]diskFinding, error) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	var fs []diskFinding
-	if err := dec.Decode(&fs); err != nil {
-		return nil, fmt.Errorf("not a fleet view: %w", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("not a fleet view: data after the JSON array")
-	}
-	if fs == nil {
-		return nil, errors.New("not a fleet view: want a JSON array")
+func parseDiskFindings(body []byte) ([]namenode.DiskFinding, error) {
+	fs, err := decodeArray[namenode.DiskFinding](body, "a fleet view")
+	if err != nil {
+		return nil, err
 	}
 	for i, f := range fs {
 		if err := reports.ValidateNode(f.Node); err != nil {

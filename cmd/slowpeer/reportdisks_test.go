@@ -13,9 +13,9 @@ import (
 	"github.com/slowpeer/slowpeer/namenode"
 )
 
-// The service's slow disks print as a Hadoop NameNode's do (the table of
-// its SlowDisksReport), then the fleet view's findings.
-func TestReportServiceDisks(t *testing.T) {
+// testService starts a service at its defaults on a test HTTP server.
+func testService(t *testing.T) (*namenode.Server, *httptest.Server) {
+	t.Helper()
 	cfg := namenode.DefaultConfig()
 	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	s, err := namenode.New(cfg)
@@ -23,7 +23,14 @@ func TestReportServiceDisks(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(s.Handler())
-	defer srv.Close()
+	t.Cleanup(srv.Close)
+	return s, srv
+}
+
+// The service's slow disks print as a Hadoop NameNode's do (the table of
+// its SlowDisksReport), then the fleet view's findings.
+func TestReportServiceDisks(t *testing.T) {
+	s, srv := testService(t)
 	post := func(hb string) {
 		t.Helper()
 		resp, err := http.Post(srv.URL+namenode.HeartbeatPath, "application/json", strings.NewReader(hb))
