@@ -83,7 +83,8 @@ func TestDashboardPageWithoutOptionalParts(t *testing.T) {
 		`<tr class="dead"><th scope="row">10.0.0.9:9866</th><td>dead</td><td><time datetime="2026-12-01T07:00:00Z">2026-12-01 07:00:00 UTC</time> (1h0m0s ago)</td><td>no HTTP port</td></tr>`,
 		`Not available: this service does not diagnose slow nodes.`,
 		`Not available: this service has no HiveServer picker.`,
-		`Not available: this service is not registered in ZooKeeper or etcd.`)
+		`Not available: this service is not registered in ZooKeeper or etcd.`,
+		`Not available: this service takes no disk statistics.`)
 	if strings.Index(body, `10.0.0.9:9866</th>`) > strings.Index(body, `<tr class="live"><th scope="row">10.0.0.2:9866`) {
 		t.Fatal("the dead DataNode is not listed first")
 	}
@@ -105,6 +106,14 @@ func TestDashboardPageWithEveryPart(t *testing.T) {
 	}}
 	v.Cluster = &Cluster{Self: "nn2:9871", Leader: "nn1:9871", Replicas: []string{"nn1:9871", "nn2:9871"}, Registry: "zk"}
 	v.SlowSet = &SlowSet{}
+	v.Disks = &Disks{
+		Slow: []SlowDisk{{Node: "10.0.0.4:9866", Disk: "/data/3", Kind: "hdd", Evidence: "service", ValueMs: 60, MedianMs: 6, InSlowSet: true}},
+		Volumes: []Volume{
+			{Node: "10.0.0.4:9866", Disk: "/data/3", Kind: "hdd", LatencyMs: 180},
+			{Node: "10.0.0.4:9866", Disk: "/data/10", Kind: "hdd", LatencyMs: 6},
+			{Node: "10.0.0.2:9866", Disk: "/data/3", Kind: "hdd", LatencyMs: 6},
+		},
+	}
 	d := New(SourceFunc(func(time.Time) View { return v }), Config{Now: func() time.Time { return t0 }})
 	body := get(t, d, "GET", "/ui/").Body.String()
 	checkAccessible(t, body)
@@ -118,7 +127,11 @@ func TestDashboardPageWithEveryPart(t *testing.T) {
 		`<tr class="slowhost"><th scope="row">10.0.0.5:10000</th><td>3</td><td>12.5</td><td>yes: no new work</td><td>no</td></tr>`,
 		`<th scope="row">hs1:10000</th><td>1</td><td>0.5</td><td>no</td><td>yes</td></tr>`,
 		`Replicas registered in zk; leader: nn1:9871`,
-		`<th scope="row">nn2:9871</th><td>standby</td><td>yes</td></tr>`)
+		`<th scope="row">nn2:9871</th><td>standby</td><td>yes</td></tr>`,
+		`<tr><th scope="row">10.0.0.4:9866:/data/3</th><td>hdd</td><td>time per operation</td><td>60.0</td><td>6.00</td><td>10.0×</td><td>yes</td></tr>`,
+		`<thead><tr><th scope="col">Node \ volume</th><th scope="col">/data/3</th><th scope="col">/data/10</th></tr></thead>`,
+		`<tr><th scope="row">10.0.0.4:9866</th><td class="h5">180 <span aria-hidden="true">▲</span><span class="vh">(slow)</span></td><td class="h0">6.00</td></tr>`,
+		`<tr><th scope="row">10.0.0.2:9866</th><td class="h0">6.00</td><td class="none"><span aria-hidden="true">·</span><span class="vh">no such volume</span></td></tr>`)
 	if strings.Contains(body, "Drawn from the slow-peer reports") || strings.Contains(body, "Not available") {
 		t.Fatalf("an available part is said unavailable:\n%s", body)
 	}
@@ -126,13 +139,14 @@ func TestDashboardPageWithEveryPart(t *testing.T) {
 
 func TestDashboardPageEmptyAndEscaped(t *testing.T) {
 	v := View{DataNodes: []DataNode{{Node: `<script>alert(1)</script>`, State: Live, LastHeartbeat: t0, HTTPAddress: `x"><script>:1`}},
-		HiveServers: &HiveServers{}, Diagnosis: &Diagnosis{}, SlowSet: &SlowSet{}}
+		HiveServers: &HiveServers{}, Diagnosis: &Diagnosis{}, SlowSet: &SlowSet{}, Disks: &Disks{}}
 	d := New(SourceFunc(func(time.Time) View { return v }), Config{Now: func() time.Time { return t0 }})
 	body := get(t, d, "GET", "/ui/").Body.String()
 	checkAccessible(t, body)
 	contains(t, body, `0 nodes in the slow set;`, `no node reported slow by peers;`, `Empty: no alert fires, no work is moved.`,
 		`HiveServer pick: none eligible.`, `No node is reported slow.`,
 		`No latencies to show.`, `Nothing to diagnose.`, `The picker knows no server yet.`,
+		`No disk is slow.`, `No volume measured yet.`,
 		`&lt;script&gt;alert(1)&lt;/script&gt;`)
 	if strings.Contains(body, "<script>alert") {
 		t.Fatal("a node id is not escaped")

@@ -108,15 +108,8 @@ func matrixHeatmap(m *Matrix) heatmap {
 	}
 	rows, cols := topKeys(rowScore), topKeys(colScore)
 	h.AllReporters, h.AllPeers, h.Peers = len(rowScore), len(colScore), cols
-	row := make(map[string]int, len(rows))
-	for i, rep := range rows {
-		row[rep] = i
-		h.Rows = append(h.Rows, heatRow{Reporter: rep, Cells: make([]heatCell, len(cols))})
-	}
-	col := make(map[string]int, len(cols))
-	for i, peer := range cols {
-		col[peer] = i
-	}
+	var row, col map[string]int
+	h.Rows, row, col = grid(rows, cols)
 	for _, l := range m.Latencies {
 		r, inRow := row[l.Reporter]
 		c, inCol := col[l.Peer]
@@ -125,6 +118,21 @@ func matrixHeatmap(m *Matrix) heatmap {
 		}
 	}
 	return h
+}
+
+// grid returns the empty rows of a heatmap of rows × cols, and the index
+// of each row and column name.
+func grid(rows, cols []string) (out []heatRow, row, col map[string]int) {
+	row = make(map[string]int, len(rows))
+	for i, r := range rows {
+		row[r] = i
+		out = append(out, heatRow{Reporter: r, Cells: make([]heatCell, len(cols))})
+	}
+	col = make(map[string]int, len(cols))
+	for i, c := range cols {
+		col[c] = i
+	}
+	return out, row, col
 }
 
 // excess is what latencyMs exceeds medianMs by, as a ratio less one (0

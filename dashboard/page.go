@@ -22,6 +22,7 @@ var templates = template.Must(template.New("").Funcs(template.FuncMap{
 	"age":       formatAge,
 	"slowRatio": func() int { return SlowRatio },
 	"rowOf":     func(now time.Time, r slowSetRow) slowSetRowAt { return slowSetRowAt{Now: now, M: r} },
+	"div":       ratio,
 }).ParseFS(assets, "assets/*.html"))
 
 // page is what the templates draw: a View digested for the eye.
@@ -42,6 +43,7 @@ type page struct {
 	Live, Stale, Dead, Excluded int
 	Hive                        *HiveServers
 	Cluster                     *Cluster
+	Disks                       *diskPage
 }
 
 // slowRow is one row of the slow-node table.
@@ -63,7 +65,7 @@ type slowRow struct {
 // newPage digests v at now, with heat, the heatmap of v.
 func newPage(now time.Time, v View, heat heatmap) page {
 	p := page{Now: now, Diagnosis: v.Diagnosis, Heatmap: heat,
-		Hive: v.HiveServers, Cluster: v.Cluster}
+		Hive: v.HiveServers, Cluster: v.Cluster, Disks: newDiskPage(v.Disks)}
 	if v.SlowSet != nil {
 		p.SlowSet = &slowSetRows{Nodes: newSlowSetRows(v.SlowSet.Nodes), Links: newSlowSetRows(v.SlowSet.Links)}
 	}

@@ -47,6 +47,9 @@ type View struct {
 	// Cluster is the service's replicas and their leader; nil when the
 	// service is not registered in a registry.
 	Cluster *Cluster
+	// Disks are the slow disks and the measured volumes (disks.go); nil
+	// when the service takes no disks.
+	Disks *Disks
 }
 
 // SlowNode is one slow node and the valid reports that name it.

@@ -56,6 +56,10 @@ type actor struct {
 	// an early second look at a newly named slow peer (Scheduler.Named);
 	// 0 for none.
 	lookAgain time.Duration
+	// disks is the measurement of the node's volumes, nil for none: its
+	// slow-disk report rides with the slow-peer report, or alone on the
+	// same schedule when there is no slow-peer report (detect nil).
+	disks *Disks
 	// httpAddr returns the agent's HTTP address for the heartbeat, "" for
 	// none; nil means none.
 	httpAddr   func() string
@@ -96,7 +100,8 @@ func (a *actor) run(ctx context.Context) {
 // interval before the next attempt.
 func (a *actor) beat(ctx context.Context, s *Scheduler) {
 	now := time.Now()
-	report := s.Begin(now) && a.detect != nil // nil: peer statistics off, never a report
+	due := s.Begin(now)
+	report := due && a.detect != nil // nil: peer statistics off, never a report
 	hb := reports.Heartbeat{Node: a.node}
 	if a.httpAddr != nil {
 		hb.HTTPAddress = a.httpAddr()
@@ -120,6 +125,10 @@ func (a *actor) beat(ctx context.Context, s *Scheduler) {
 			det, hb.SlowPeers, hb.PeerLatencies = d, d.SlowPeers, d.PeerLatencies
 		}
 	}
+	diskReport := a.disks != nil && (report || due && a.detect == nil)
+	if diskReport {
+		hb.SlowDisks, hb.DiskLatencies, diskReport = a.disks.ReportAt(now)
+	}
 	rctx, cancel := context.WithTimeout(ctx, a.heartbeat)
 	reply, err := a.send.SendHeartbeat(rctx, hb)
 	cancel()
@@ -138,7 +147,7 @@ func (a *actor) beat(ctx context.Context, s *Scheduler) {
 		return
 	}
 	failures := s.Failures()
-	s.Delivered(done, report)
+	s.Delivered(done, report || diskReport)
 	if report {
 		s.Named(done, det.SlowPeers, a.lookAgain)
 	}
@@ -147,7 +156,7 @@ func (a *actor) beat(ctx context.Context, s *Scheduler) {
 	wasSlow, first := a.status.Slow, a.status.Heartbeats == 0
 	a.status.Heartbeats++
 	a.status.Failures, a.status.LastDelivered, a.status.LastError, a.status.Slow = 0, done, "", reply.Slow
-	if report {
+	if report || diskReport {
 		a.status.Reports++
 	}
 	a.mu.Unlock()
@@ -167,6 +176,10 @@ func (a *actor) beat(ctx context.Context, s *Scheduler) {
 			slog.Float64("medianMs", det.MedianMs), slog.Float64("upperLimitMs", det.UpperLimitMs),
 			slog.Any("slow", slowNames(det.SlowPeers)), slog.Time("next", s.NextReport()))
 	}
+	if diskReport {
+		a.log.Info("slow-disk report delivered", slog.Any("slowDisks", slowDiskNames(hb.SlowDisks)),
+			slog.Int("volumes", len(hb.DiskLatencies)))
+	}
 	if reply.Slow != wasSlow {
 		if reply.Slow {
 			a.log.Warn("this node is reported slow by its peers")
@@ -181,6 +194,14 @@ func (a *actor) Status() ServiceStatus {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.status
+}
+
+func slowDiskNames(disks []reports.SlowDisk) []string {
+	names := make([]string, len(disks))
+	for i, d := range disks {
+		names[i] = d.Disk
+	}
+	return names
 }
 
 func slowNames(peers []reports.SlowPeer) []string {

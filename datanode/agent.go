@@ -33,6 +33,7 @@ type Agent struct {
 	client   *http.Client
 	metrics  *PeerMetrics
 	jmx      *HadoopJMX // nil unless cfg.HadoopJMX
+	disks    *Disks     // nil without cfg.Volumes
 	dial     dialFunc
 	detect   detectFunc // nil: no reports
 	services services
@@ -81,6 +82,11 @@ func New(cfg Config) (*Agent, error) {
 			a.log.With(slog.String("source", "hadoop-jmx")))
 		detect = a.jmx.Detect
 	}
+	disks, err := newDisks(cfg, a.client, &a.counters, a.log)
+	if err != nil {
+		return nil, err
+	}
+	a.disks = disks
 	a.metricsSet = a.newMetricsSet()
 	a.detect = detect
 	if err := a.SetNameNodes(cfg.NameNodes); err != nil {
@@ -96,6 +102,10 @@ func (a *Agent) ID() string { return a.cfg.ID }
 // or the agent's own. With Config.HadoopJMX set, reports come from the
 // Hadoop DataNode instead, and it holds only what a data port timed.
 func (a *Agent) PeerMetrics() *PeerMetrics { return a.metrics }
+
+// Disks returns the measurement of the agent's volumes, nil when it has
+// none (Config.Volumes).
+func (a *Agent) Disks() *Disks { return a.disks }
 
 // Stats returns the agent's counters.
 func (a *Agent) Stats() Stats { return a.counters.snapshot() }
@@ -153,6 +163,9 @@ func (a *Agent) Run(ctx context.Context) error {
 	default:
 		attrs = append(attrs, slog.String("source", "peer metrics"))
 	}
+	if a.disks != nil {
+		attrs = append(attrs, slog.Any("volumes", a.disks.Volumes()))
+	}
 	a.log.Info("agent started", attrs...)
 	for _, u := range a.cfg.NameNodes {
 		if a.cfg.AuthToken != "" && strings.HasPrefix(strings.ToLower(u), "http://") {
@@ -180,6 +193,9 @@ func (a *Agent) Run(ctx context.Context) error {
 	}
 	if a.jmx != nil {
 		wg.Go(func() { a.jmx.Run(ctx) })
+	}
+	if a.disks != nil {
+		wg.Go(func() { a.disks.Run(ctx) })
 	}
 	wg.Go(func() { a.services.run(ctx) })
 	if a.cfg.ProgressInterval > 0 {

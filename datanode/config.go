@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/slowpeer/slowpeer/disk"
 	"github.com/slowpeer/slowpeer/rolling"
 )
 
@@ -140,6 +141,47 @@ type Config struct {
 	ProbeMaxFailures int
 	// HadoopJMXInterval is slowpeer.hadoop.jmx.interval, default 1m.
 	HadoopJMXInterval time.Duration
+
+	// Volumes are the DataNode's volumes, dfs.datanode.data.dir (flag
+	// -volumes, which wins; ParseDataDirs reads either), each an existing
+	// directory, measured from the kernel's counters, probes and, with
+	// HadoopJMX, the DataNode's volume beans; heartbeats carry their
+	// slow-disk report with the slow-peer report. Empty: no disk is
+	// measured and no slow-disk report is sent.
+	Volumes []disk.Volume
+	// MinOutlierDetectionDisks is dfs.datanode.min.outlier.detection.disks,
+	// default 5: with fewer volumes of one StorageType Hadoop's test of
+	// them is skipped.
+	MinOutlierDetectionDisks int
+	// SlowDiskLowThreshold is dfs.datanode.slowdisk.low.threshold.ms,
+	// default 20 ms: no volume at or below it is slow.
+	SlowDiskLowThreshold time.Duration
+	// DiskMinSamples is slowpeer.disk.min.samples, default 3: an operation
+	// of a volume takes part in Hadoop's test with at least this many
+	// samples of one source. Hadoop takes every volume (its samples are
+	// the DataNode's own I/O, thousands); the agent's probes of an idle
+	// disk are a few a window, and one that waited behind a neighbour
+	// must not make a volume slow.
+	DiskMinSamples int64
+	// DiskBusyUtilization is slowpeer.disk.busy.utilization, default 0.3:
+	// a volume whose device had I/O in flight this share of the time or
+	// more is busy, and reported slow only when its device's time per
+	// operation and per byte are outliers too, not on latencies that
+	// queueing behind healthy work swells (disk.Detector.BusyUtilization).
+	DiskBusyUtilization float64
+	// DiskStatsInterval is slowpeer.disk.stats.interval, default 1s: how
+	// often the kernel's counters of the volumes' devices are read.
+	DiskStatsInterval time.Duration
+	// DiskProbeInterval is slowpeer.disk.probe.interval, default 1s: the
+	// least time between two probe operations on one volume; 0 turns the
+	// probes off.
+	DiskProbeInterval time.Duration
+	// DiskProbeBudget is slowpeer.disk.probe.budget, default 1ms: the disk
+	// time the probes of one volume may take per second (0.1 %); after an
+	// operation that took d, counted twice for the journal commit and
+	// write-back it leaves behind, the next waits at least 2d / budget
+	// seconds, a minute at most.
+	DiskProbeBudget time.Duration
 	// HadoopJMXPeerPort is slowpeer.hadoop.jmx.peer.port, default 0. Hadoop
 	// names the peers in SendPacketDownstreamAvgInfo by their HTTP info
 	// address (ip:9864), not by their transfer address (ip:9866) that
@@ -193,6 +235,13 @@ func DefaultConfig() Config {
 		ProbeMaxFailures:           DefaultProbeMaxFailures,
 		HadoopJMXInterval:          DefaultHadoopJMXInterval,
 		HadoopJMXPeerPort:          DefaultHadoopJMXPeerPort,
+		MinOutlierDetectionDisks:   DefaultMinOutlierDetectionDisks,
+		SlowDiskLowThreshold:       DefaultSlowDiskLowThreshold,
+		DiskMinSamples:             DefaultDiskMinSamples,
+		DiskBusyUtilization:        DefaultDiskBusyUtilization,
+		DiskStatsInterval:          DefaultDiskStatsInterval,
+		DiskProbeInterval:          DefaultDiskProbeInterval,
+		DiskProbeBudget:            DefaultDiskProbeBudget,
 		MaxRetryBackoff:            DefaultMaxRetryBackoff,
 		ProgressInterval:           DefaultProgressInterval,
 	}
@@ -225,6 +274,9 @@ func DefaultConfig() Config {
 //   - RollingWindow 5m × RollingWindows 36, Hadoop's (not 1m × 3): a
 //     local cluster does not live long enough for them to expire, and the
 //     demo and the end-to-end tests were measured with them.
+//   - DiskProbeInterval 250ms and DiskProbeBudget 100ms (not 1s and 1ms):
+//     a volume's operations are probed a few times within a report
+//     interval, at up to a tenth of a loop device's time.
 //
 // The other defaults are DefaultConfig's.
 func DefaultLocalConfig() Config {
@@ -235,6 +287,7 @@ func DefaultLocalConfig() Config {
 	c.ProbeInterval, c.ProbePackets, c.ProbePacketBytes = 50*time.Millisecond, 8, 16<<10
 	c.ProbeTimeout = 5 * time.Second
 	c.RollingWindow, c.RollingWindows = rolling.DefaultWindow, rolling.DefaultWindows
+	c.DiskProbeInterval, c.DiskProbeBudget = 250*time.Millisecond, 100*time.Millisecond
 	return c
 }
 

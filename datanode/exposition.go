@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/VictoriaMetrics/metrics"
+
+	"github.com/slowpeer/slowpeer/disk"
 )
 
 // maxMetricPeers bounds the per-peer series /metrics writes; beyond it the
@@ -34,6 +36,10 @@ var counterFamilies = []struct {
 	{"slowpeer_datanode_peers_dropped_total", "Times the averages of a peer were dropped after slowpeer.probe.max.failures failed probes in a row.", func(s Stats) int64 { return s.PeersDropped }},
 	{"slowpeer_datanode_jmx_scrapes_total", "Hadoop /jmx documents read and understood (-hadoop-jmx).", func(s Stats) int64 { return s.JMXScrapes }},
 	{"slowpeer_datanode_jmx_errors_total", "Failed Hadoop /jmx reads, malformed documents included (-hadoop-jmx).", func(s Stats) int64 { return s.JMXErrors }},
+	{"slowpeer_datanode_disk_probes_total", "Probe operations on the volumes, recorded.", func(s Stats) int64 { return s.DiskProbes }},
+	{"slowpeer_datanode_disk_probe_errors_total", "Probe operations on the volumes that failed.", func(s Stats) int64 { return s.DiskProbeErrors }},
+	{"slowpeer_datanode_disk_probes_skipped_total", "Probe operations on the volumes not recorded: their device was busy with other I/O.", func(s Stats) int64 { return s.DiskProbesSkipped }},
+	{"slowpeer_datanode_disk_stats_reads_total", "Reads of /proc/diskstats for the volumes' devices.", func(s Stats) int64 { return s.DiskStatsReads }},
 }
 
 // newMetricsSet returns the set /metrics writes: the per-peer latencies
@@ -62,6 +68,18 @@ func (a *Agent) newMetricsSet() *metrics.Set {
 		for _, c := range counterFamilies {
 			family(w, c.name, "counter", c.help)
 			fmt.Fprintf(w, "%s %d\n", c.name, c.value(st))
+		}
+		if a.disks != nil {
+			family(w, "slowpeer_datanode_disk_latency_seconds", "gauge",
+				"Mean time of an operation on the volume, per volume and operation measured (the slowest source's).")
+			for _, v := range a.disks.stats(time.Now()) {
+				for _, op := range disk.Ops() {
+					if o := v.Ops[op]; o.Samples > 0 {
+						fmt.Fprintf(w, "slowpeer_datanode_disk_latency_seconds{volume=\"%s\",op=\"%s\"} %s\n", labelValue(v.Path), op,
+							strconv.FormatFloat(o.MeanMs/1000, 'g', -1, 64))
+					}
+				}
+			}
 		}
 	})
 	return s

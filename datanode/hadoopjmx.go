@@ -85,7 +85,11 @@ func newHadoopJMX(cfg Config, url string, client *http.Client, c *counters, log 
 
 // Run reads the document at once and then every interval until ctx is
 // done. Each read is bounded by the interval.
-func (h *HadoopJMX) Run(ctx context.Context) {
+func (h *HadoopJMX) Run(ctx context.Context) { scrapeEvery(ctx, h.interval, h.Scrape) }
+
+// scrapeEvery calls scrape at once and then every interval until ctx is
+// done, each call bounded by the interval.
+func scrapeEvery(ctx context.Context, interval time.Duration, scrape func(context.Context) error) {
 	t := time.NewTimer(0)
 	defer t.Stop()
 	for {
@@ -94,13 +98,13 @@ func (h *HadoopJMX) Run(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		rctx, cancel := context.WithTimeout(ctx, h.interval)
-		err := h.Scrape(rctx)
+		rctx, cancel := context.WithTimeout(ctx, interval)
+		err := scrape(rctx)
 		cancel()
 		if err != nil && ctx.Err() != nil {
 			return
 		}
-		t.Reset(h.interval)
+		t.Reset(interval)
 	}
 }
 
@@ -202,27 +206,36 @@ func HadoopJMXURL(raw string) string {
 }
 
 func (h *HadoopJMX) fetch(ctx context.Context) (map[string]float64, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, h.url, nil)
+	data, err := getJMX(ctx, h.client, h.url)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", h.url, err)
+		return nil, err
+	}
+	return peerLatencies(data, h.peerPort)
+}
+
+// getJMX reads the /jmx document at url, at most maxJMXBytes of it.
+func getJMX(ctx context.Context, client *http.Client, url string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", url, err)
 	}
 	req.Header.Set("Accept", "application/json")
-	resp, err := h.client.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", h.url, err)
+		return nil, fmt.Errorf("read %s: %w", url, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("read %s: status %d %s", h.url, resp.StatusCode, http.StatusText(resp.StatusCode))
+		return nil, fmt.Errorf("read %s: status %d %s", url, resp.StatusCode, http.StatusText(resp.StatusCode))
 	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxJMXBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", h.url, err)
+		return nil, fmt.Errorf("read %s: %w", url, err)
 	}
 	if len(data) > maxJMXBytes {
-		return nil, fmt.Errorf("read %s: document larger than %d bytes", h.url, maxJMXBytes)
+		return nil, fmt.Errorf("read %s: document larger than %d bytes", url, maxJMXBytes)
 	}
-	return peerLatencies(data, h.peerPort)
+	return data, nil
 }
 
 // peerLatencies reads the per-peer averages out of a /jmx document, with

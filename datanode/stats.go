@@ -49,6 +49,16 @@ type Stats struct {
 	JMXScrapes int64
 	// JMXErrors counts failed /jmx reads, malformed documents included.
 	JMXErrors int64
+
+	// DiskProbes counts the disk probe operations timed.
+	DiskProbes int64
+	// DiskProbeErrors counts the disk probe operations that failed.
+	DiskProbeErrors int64
+	// DiskProbesSkipped counts the turns a disk probe skipped because the
+	// device under its volume was busy with other work.
+	DiskProbesSkipped int64
+	// DiskStatsReads counts the reads of the kernel's disk counters.
+	DiskStatsReads int64
 }
 
 // counters are the atomics behind Stats.
@@ -59,6 +69,7 @@ type counters struct {
 	corruptPackets, droppedConnections, protocolErrors, refusedConns atomic.Int64
 	peersDropped                                                     atomic.Int64
 	jmxScrapes, jmxErrors                                            atomic.Int64
+	diskProbes, diskProbeErrors, diskProbesSkipped, diskStatsReads   atomic.Int64
 }
 
 func (c *counters) snapshot() Stats {
@@ -79,5 +90,9 @@ func (c *counters) snapshot() Stats {
 		PeersDropped:       c.peersDropped.Load(),
 		JMXScrapes:         c.jmxScrapes.Load(),
 		JMXErrors:          c.jmxErrors.Load(),
+		DiskProbes:         c.diskProbes.Load(),
+		DiskProbeErrors:    c.diskProbeErrors.Load(),
+		DiskProbesSkipped:  c.diskProbesSkipped.Load(),
+		DiskStatsReads:     c.diskStatsReads.Load(),
 	}
 }

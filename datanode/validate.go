@@ -36,6 +36,9 @@ func (c Config) Validate() error {
 	if err := c.validateProbes(); err != nil {
 		return err
 	}
+	if err := c.validateDisks(); err != nil {
+		return err
+	}
 	switch {
 	case c.HeartbeatInterval <= 0:
 		return fmt.Errorf("%s: %v is not positive", HeartbeatIntervalKey, c.HeartbeatInterval)

@@ -32,7 +32,8 @@ const fsNamesystemClass = "org.apache.hadoop.hdfs.server.namenode.FSNamesystem"
 //   - NameNodeStatus (NameNodeStatusMXBean): NNRole, HostAndPort,
 //     SlowPeersReport (the top MaxNodesToReport slow nodes as Hadoop's
 //     Jackson writes them, "[]" when there are none), SlowDisksReport
-//     (null: the service tracks no disks) and State, from Config.State,
+//     (the top MaxDisksToReport slow disks so written, null when there
+//     are none or disks are off) and State, from Config.State,
 //     when the service knows its leadership.
 //   - FSNamesystemState (FSNamesystemMBean): FSState, NumLiveDataNodes,
 //     NumDeadDataNodes and NumStaleDataNodes (by Config.StaleAfter), and
@@ -68,7 +69,7 @@ func (s *Server) Beans(now time.Time) []jmx.Bean {
 		{Name: "NNRole", Value: "NameNode"},
 		{Name: "HostAndPort", Value: s.hostAndPort()},
 		{Name: jmx.SlowPeersReport, Value: string(report)},
-		{Name: jmx.SlowDisksReport, Value: nil},
+		{Name: jmx.SlowDisksReport, Value: s.slowDisksReport(now)},
 	}
 	if st := s.State(); st != "" {
 		status = append(status, jmx.Attr{Name: "State", Value: st})

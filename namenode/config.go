@@ -121,6 +121,9 @@ type Config struct {
 	// after LeaveAfter (diagnosis.LinkSlowSetConfig).
 	// /slowpeers keeps Hadoop's raw meaning.
 	SlowSet tracker.SlowSetConfig
+	// Disks is the configuration of slow disks (diskconfig.go); their
+	// slow set has SlowSet's delays, one finding enough.
+	Disks DiskConfig
 
 	// SlowNodesFloor is slowpeer.slownodes.floor.ms (default 0.25 ms): the
 	// latency a slow node or link of GET /v1/slownodes must exceed.
@@ -223,6 +226,7 @@ func DefaultConfig() Config {
 		MaxNodesToReport:         DefaultMaxNodesToReport,
 		MaxSlowPeerCollectNodes:  DefaultMaxSlowPeerCollectNodes,
 		SlowSet:                  tracker.DefaultSlowSetConfig(),
+		Disks:                    DefaultDiskConfig(),
 		ShutdownTimeout:          DefaultShutdownTimeout,
 		MaxDataNodes:             DefaultMaxDataNodes,
 		MaxTrackerEntries:        DefaultMaxTrackerEntries,

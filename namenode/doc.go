@@ -50,6 +50,13 @@
 //     diagnosis ([Server.SlowNodeFindings]), never waiting for a fit, and
 //     a heartbeat only hands its row over. Its findings per kind are
 //     slowpeer_slow_node_findings{kind} in /metrics.
+//   - GET /slowdisks[?top=N]: the top N slow disks of the DataNodes' own
+//     slow-disk reports (tracker.Disks, Hadoop's SlowDiskTracker; default
+//     N dfs.datanode.max.disks.to.report), as Hadoop's Jackson writes
+//     SlowDisksReport; GET /v1/slowdisks: the findings of the fleet view
+//     (disk.Fleet) over the volumes the heartbeats' diskLatencies measure,
+//     run by [Server.RunDiskDiagnosis] as the diagnosis is, each with
+//     whether its disk is in the slow set of disks (disks.go).
 //   - GET /v1/state: the valid reports with their arrival times and the
 //     DataNode table ([Snapshot], JSON), for a replica that starts; it
 //     needs the bearer token whenever one is set, GET or not.
@@ -130,7 +137,8 @@
 //	                                                          unknown_field, too_many_peers,
 //	                                                          invalid, too_large, unauthorized,
 //	                                                          unsupported_type, limit_datanodes,
-//	                                                          limit_tracker_entries, limit_slow_nodes
+//	                                                          limit_tracker_entries, limit_slow_nodes,
+//	                                                          too_many_disks, limit_disk_entries
 //	slowpeer_http_requests_refused_total{code}      counter   4xx answers of every route, by status
 //	slowpeer_http_connections                       gauge     connections open (Serve only)
 //	slowpeer_http_connections_evicted_total         counter   connections closed for room under the cap
@@ -144,6 +152,12 @@
 //	slowpeer_slow_set_links                         gauge     links in the slow set of links
 //	slowpeer_slow_node_findings{kind}               gauge     findings of the last diagnosis
 //	slowpeer_tracker_entries                        gauge     (slow node, reporter) entries held
+//	slowpeer_disk_entries                           gauge     volumes held, reported slow or measured
+//	slowpeer_slow_disk_reports                      gauge     disks a valid slow-disk report names
+//	slowpeer_slow_disk_findings{evidence}           gauge     findings of the last fleet view
+//	slowpeer_slow_set_disks                         gauge     disks in the slow set of disks
+//	slowpeer_slow_set_disk_member{node,disk}        gauge     1 for each of its first MetricsSlowNodes
+//	slowpeer_slow_disk_hosts                        gauge     hosts the picker avoids for their disks
 //	slowpeer_datanodes{state="live"|"dead"}         gauge     the DataNode table
 //	slowpeer_http_request_duration_seconds{method,route}
 //	                                                histogram request durations (histogram_quantile works)

@@ -26,10 +26,11 @@ const (
 	reasonLimitDataNodes = "limit_datanodes"       // MaxDataNodes
 	reasonLimitEntries   = "limit_tracker_entries" // MaxTrackerEntries
 	reasonLimitSlowNodes = "limit_slow_nodes"      // MaxSlowNodes
+	// reasonLimitDiskEntries (disks.go): MaxDiskEntries.
 )
 
 var rejectReasons = append(reports.RejectReasons(), reasonTooLarge, reasonUnauthorized,
-	reasonUnsupportedType, reasonLimitDataNodes, reasonLimitEntries, reasonLimitSlowNodes)
+	reasonUnsupportedType, reasonLimitDataNodes, reasonLimitEntries, reasonLimitSlowNodes, reasonLimitDiskEntries)
 
 // statusOf is the status of a refusal by reason; 400 for the others.
 var statusOf = map[string]int{
@@ -125,7 +126,7 @@ func (s *Server) apply(now time.Time, hb reports.Heartbeat) (revived bool, err e
 	// change its row only, in one step of the table, with no limit to
 	// check; s.ingest, which every other heartbeat waits for, is not
 	// taken (at 10 000 agents, thousands of them queued behind it).
-	if !hb.HasReport() {
+	if !hb.HasReport() && !s.disks.carries(hb) {
 		if revived, known := s.nodes.Refresh(now, hb.Node, hb.HTTPAddress); known {
 			return revived, nil
 		}
@@ -134,6 +135,9 @@ func (s *Server) apply(now time.Time, hb reports.Heartbeat) (revived bool, err e
 	defer s.ingest.Unlock()
 	if !s.nodes.Admits(hb.Node) {
 		return false, limitError(reasonLimitDataNodes, MaxDataNodesKey, s.cfg.MaxDataNodes, "DataNodes")
+	}
+	if err := s.disks.admit(hb); err != nil {
+		return false, err
 	}
 	if hb.HasReport() {
 		if err := s.tracker.Report(now, hb.Node, hb.SlowPeers); err != nil {
@@ -148,6 +152,7 @@ func (s *Server) apply(now time.Time, hb reports.Heartbeat) (revived bool, err e
 			}
 		}
 	}
+	s.disks.report(now, hb)
 	// Admits under s.ingest: the table has room.
 	revived, err = s.nodes.Heartbeat(now, hb.Node)
 	if err == nil {

@@ -148,6 +148,7 @@ func (s *Server) writeStateMetrics(w io.Writer, now time.Time) {
 	writeFamilyHeader(w, slowNodesFamily, "gauge", "Nodes with at least one valid slow-peer report.")
 	fmt.Fprintf(w, "%s %d\n", slowNodesFamily, slow)
 	s.writeSlowSetMetrics(w)
+	s.writeDiskMetrics(w, now)
 	live, dead, excluded := s.dataNodeCounts(now)
 	writeFamilyHeader(w, dataNodesFamily, "gauge",
 		"DataNodes known to the service, by state: live or dead by Hadoop's heartbeat expiry rule, "+

@@ -58,6 +58,7 @@ type Server struct {
 	restoring atomic.Bool
 	metrics   *serverMetrics
 	diag      *diagnoser // the diagnosis of the agents' peerLatencies
+	disks     *disks     // slow disks (disks.go)
 	heavy     heavyWork  // turns of the long reads and jobs (heavy.go)
 	engine    *gin.Engine
 	// hostname is the beans' tag.Hostname; readRuntime reads the Go
@@ -123,6 +124,10 @@ func New(cfg Config) (*Server, error) {
 	if err := s.newDiagnosis(); err != nil {
 		return nil, err
 	}
+	var err error
+	if s.disks, err = newDisks(cfg); err != nil {
+		return nil, fmt.Errorf("namenode config: %w", err)
+	}
 
 	e := gin.New()
 	e.HandleMethodNotAllowed = true
@@ -149,6 +154,8 @@ func New(cfg Config) (*Server, error) {
 	s.get(HealthzPath, s.healthz)
 	s.get(ReadyzPath, s.readyz)
 	s.AddMetrics(s.decisions.writeMetrics)
+	s.get(SlowDisksPath, s.slowDisksView)
+	s.get(DiskFindingsPath, s.diskFindings)
 	return s, nil
 }
 

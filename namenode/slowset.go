@@ -117,8 +117,9 @@ func (s *Server) SlowNodes(now time.Time) []string {
 }
 
 // SlowHosts returns the distinct hosts (the node ids without port) of
-// SlowNodes(now), in the same order. It fits the slowHosts argument of
-// the HiveServer picker's handlers.
+// SlowNodes(now), in the same order, then those of the nodes whose disks
+// are slow enough (slowpeer.slow.disk.host.share, disks.go). It fits the
+// slowHosts argument of the HiveServer picker's handlers.
 func (s *Server) SlowHosts(now time.Time) []string {
 	var hosts []string
 	for _, id := range s.SlowNodes(now) {
@@ -126,7 +127,7 @@ func (s *Server) SlowHosts(now time.Time) []string {
 			hosts = append(hosts, h)
 		}
 	}
-	return hosts
+	return s.addSlowDiskHosts(hosts)
 }
 
 // IsSlowHost reports whether one of SlowNodes(now) runs on host.

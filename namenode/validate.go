@@ -54,6 +54,9 @@ func (c Config) Validate() error {
 	if err := c.SlowSet.Validate(); err != nil {
 		return err
 	}
+	if err := c.Disks.Validate(); err != nil {
+		return err
+	}
 	return c.validateLimits()
 }
 

@@ -38,6 +38,13 @@ type Heartbeat struct {
 	// PeerLatencies is what the sender measured of every peer, sent once
 	// per report interval, or nil when absent (peerlatency.go).
 	PeerLatencies []PeerLatency `json:"peerLatencies,omitzero"`
+	// SlowDisks is the sender's slow-disk report (Hadoop's
+	// SlowDiskReports), or nil when it sends none; present, even empty,
+	// it replaces the sender's earlier one (disk.go).
+	SlowDisks []SlowDisk `json:"slowDisks,omitzero"`
+	// DiskLatencies is what the sender measured of every volume, sent
+	// with its reports, or nil when absent (disk.go).
+	DiskLatencies []DiskLatency `json:"diskLatencies,omitzero"`
 }
 
 // HasReport reports whether the heartbeat carries a slow-peer report.
@@ -67,8 +74,10 @@ type HeartbeatReply struct {
 }
 
 // Validate checks what JSON decoding cannot: a well-formed node id for the
-// sender and every peer, a well-formed httpAddress when there is one, finite non-negative latencies, at most MaxSlowPeers
-// peers, and no peer named twice. It returns the first problem found.
+// sender and every peer, a well-formed httpAddress when there is one,
+// finite non-negative latencies, at most MaxSlowPeers peers, no peer named
+// twice, and the same of the disks (disk.go). It returns the first
+// problem found.
 func (h Heartbeat) Validate() error {
 	if err := ValidateNode(h.Node); err != nil {
 		return fmt.Errorf("node: %w", err)
@@ -91,7 +100,10 @@ func (h Heartbeat) Validate() error {
 		}
 		seen[p.Node] = struct{}{}
 	}
-	return validatePeerLatencies(h.PeerLatencies)
+	if err := validatePeerLatencies(h.PeerLatencies); err != nil {
+		return err
+	}
+	return validateDisks(h.SlowDisks, h.DiskLatencies)
 }
 
 func (p SlowPeer) validate() error {

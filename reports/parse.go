@@ -13,11 +13,12 @@ const (
 	ReasonUnknownField = "unknown_field"  // a field the heartbeat does not have
 	ReasonTooManyPeers = "too_many_peers" // more than MaxSlowPeers slow peers
 	ReasonInvalid      = "invalid"        // well-formed, but a bad node id or latency
+	ReasonTooManyDisks = "too_many_disks" // more than MaxDisks slow disks or disk latencies
 )
 
 // RejectReasons returns every reason ParseHeartbeat gives, in a new slice.
 func RejectReasons() []string {
-	return []string{ReasonMalformed, ReasonUnknownField, ReasonTooManyPeers, ReasonInvalid}
+	return []string{ReasonMalformed, ReasonUnknownField, ReasonTooManyPeers, ReasonInvalid, ReasonTooManyDisks}
 }
 
 // RejectError is a rejected heartbeat: why, and a one-line message for its
@@ -41,9 +42,10 @@ func malformed(format string, args ...any) error {
 // object with exactly the fields of Heartbeat (names matched exactly, none
 // twice, none unknown), strings of valid UTF-8, numbers that fit a
 // float64, nothing after the object, and then Heartbeat.Validate.
-// "slowPeers": null is the same as no slowPeers field; "httpAddress", when
-// present, is a string. Every peer must
-// carry all five of its fields. Its errors are *RejectError values.
+// "slowPeers": null is the same as no slowPeers field, and so of
+// peerLatencies, slowDisks and diskLatencies; "httpAddress", when present,
+// is a string. Every entry must carry all its fields (a disk latency's
+// kind and load may be absent). Its errors are *RejectError values.
 //
 // It accepts a subset of what encoding/json with DisallowUnknownFields
 // accepts, and decodes what it accepts to the same value (the fuzz test
@@ -57,7 +59,7 @@ func ParseHeartbeat(data []byte) (Heartbeat, error) {
 	if sc.pos == len(sc.data) {
 		return hb, malformed("empty body")
 	}
-	var seenNode, seenPeers, seenHTTP, seenLatencies bool
+	var seenNode, seenPeers, seenHTTP, seenLatencies, seenDisks, seenDiskLatencies bool
 	err := sc.object(fieldPath{peer: -1}, func(key []byte) error {
 		switch string(key) {
 		case "node":
@@ -92,6 +94,22 @@ func ParseHeartbeat(data []byte) (Heartbeat, error) {
 			ps, err := sc.peerLatencies()
 			hb.PeerLatencies = ps
 			return err
+		case "slowDisks":
+			if seenDisks {
+				return malformed("field slowDisks given twice")
+			}
+			seenDisks = true
+			ds, err := sc.slowDisks()
+			hb.SlowDisks = ds
+			return err
+		case "diskLatencies":
+			if seenDiskLatencies {
+				return malformed("field diskLatencies given twice")
+			}
+			seenDiskLatencies = true
+			ds, err := sc.diskLatencies()
+			hb.DiskLatencies = ds
+			return err
 		default:
 			return &RejectError{ReasonUnknownField, fmt.Sprintf("unknown field %q", Clip(string(key)))}
 		}
@@ -107,6 +125,9 @@ func ParseHeartbeat(data []byte) (Heartbeat, error) {
 		reason := ReasonInvalid
 		if len(hb.SlowPeers) > MaxSlowPeers || len(hb.PeerLatencies) > MaxPeerLatencies {
 			reason = ReasonTooManyPeers
+		}
+		if len(hb.SlowDisks) > MaxDisks || len(hb.DiskLatencies) > MaxDisks {
+			reason = ReasonTooManyDisks
 		}
 		return Heartbeat{}, &RejectError{reason, err.Error()}
 	}
@@ -139,7 +160,7 @@ func (l fieldPath) String() string {
 // peers reads the slowPeers value: null, or an array of peer objects.
 func (sc *scanner) peers() ([]SlowPeer, error) {
 	peers := make([]SlowPeer, 0, 4)
-	null, err := sc.array("slowPeers", MaxSlowPeers, func(i int) error {
+	null, err := sc.array("slowPeers", MaxSlowPeers, ReasonTooManyPeers, func(i int) error {
 		p, err := sc.peer(i)
 		peers = append(peers, p)
 		return err

@@ -60,7 +60,7 @@ func validatePeerLatencies(ps []PeerLatency) error {
 // objects with exactly node, latencyMs and samples.
 func (sc *scanner) peerLatencies() ([]PeerLatency, error) {
 	out := make([]PeerLatency, 0, 16)
-	null, err := sc.array("peerLatencies", MaxPeerLatencies, func(i int) error {
+	null, err := sc.array("peerLatencies", MaxPeerLatencies, ReasonTooManyPeers, func(i int) error {
 		p, err := sc.peerLatency(i)
 		out = append(out, p)
 		return err

@@ -200,9 +200,9 @@ func (sc *scanner) number(what fieldPath) (float64, error) {
 
 // array reads a JSON array of at most max elements at the scanner, each
 // read by elem with its index, or null, for which it returns null true.
-// field names the array in errors; more than max elements is a
-// ReasonTooManyPeers refusal.
-func (sc *scanner) array(field string, max int, elem func(i int) error) (null bool, err error) {
+// field names the array in errors; more than max elements is a refusal
+// for the reason tooMany.
+func (sc *scanner) array(field string, max int, tooMany string, elem func(i int) error) (null bool, err error) {
 	if sc.literal("null") {
 		return true, nil
 	}
@@ -217,7 +217,7 @@ func (sc *scanner) array(field string, max int, elem func(i int) error) (null bo
 	}
 	for i := 0; ; i++ {
 		if i == max {
-			return false, &RejectError{ReasonTooManyPeers, fmt.Sprintf("%s: more than %d entries", field, max)}
+			return false, &RejectError{tooMany, fmt.Sprintf("%s: more than %d entries", field, max)}
 		}
 		sc.skipSpace()
 		if err := elem(i); err != nil {

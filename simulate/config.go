@@ -6,6 +6,7 @@ import (
 
 	"github.com/slowpeer/slowpeer/datanode"
 	"github.com/slowpeer/slowpeer/diagnosis"
+	"github.com/slowpeer/slowpeer/disk"
 	"github.com/slowpeer/slowpeer/namenode"
 	"github.com/slowpeer/slowpeer/outlier"
 	"github.com/slowpeer/slowpeer/reports"
@@ -101,6 +102,9 @@ type Algorithm struct {
 	// fit that the service runs on the agents' peer latencies; its
 	// findings join the tracker's counts. Nil: the tracker alone.
 	Diagnosis *diagnosis.Config
+	// DiskFleet is the service's fleet view of the disks (disksim.go);
+	// the zero value, Hadoop's, has none.
+	DiskFleet disk.FleetConfig
 }
 
 // SlowpeerAlgorithm returns slowpeer at its defaults, those of the
@@ -120,7 +124,7 @@ func Slowpeer(agent datanode.Config, svc namenode.Config) Algorithm {
 	d := diagnosis.DefaultConfig()
 	d.MaxAge = svc.ReportValidity()
 	d.FloorMs = float64(svc.SlowNodesFloor) / float64(time.Millisecond)
-	return Algorithm{Agent: agent, ReportValidity: svc.ReportValidity(), SlowSet: svc.SlowSet, Diagnosis: &d}
+	return Algorithm{Agent: agent, ReportValidity: svc.ReportValidity(), SlowSet: svc.SlowSet, Diagnosis: &d, DiskFleet: svc.Disks.Fleet}
 }
 
 // HadoopAlgorithm returns Hadoop's algorithm at Hadoop's defaults:

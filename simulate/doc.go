@@ -48,6 +48,26 @@
 // The services are read once a minute (Config.ReadInterval) from half an
 // hour before the fault on; the fault starts after Config.Warmup.
 //
+// # Disks
+//
+// The disk scenarios (slow-disk, slow-controller, busy-disk) simulate the
+// volumes of the same cluster and not its network; healthy simulates
+// both, and adds their figures. Each node has 12, 6 or 4 volumes, of
+// HDDs or (one node in ten) SSDs. A device takes a positioning time plus
+// the transfer of each operation's bytes, and its latency is that service
+// time swollen by its queue, 1/(1 − ρ) at utilization ρ. slowpeer's agent
+// sees the kernel's counters (operations, bytes, response times, busy
+// time) and its probes through a real disk.Recorder, and reports every
+// report interval to a real tracker.Disks, whose volumes the real
+// disk.Fleet judges, feeding a real SlowSet as the service does
+// (namenode.Server.DiagnoseDisks). Hadoop's DataNode sees its own timed
+// I/O of the last metrics period, runs Hadoop's test (disk.Detector) and
+// reports every 30 minutes to a tracker.Disks; a disk is slow while a
+// valid report names it. The entities scored are disks, "node:volume"
+// (reports.SlowDiskID). A fault is SlowFactor times the service time of
+// an HDD volume: a tenfold SSD stays under the 20 ms low threshold, which
+// both algorithms share. disksim.go and diskmodel.go have the figures.
+//
 // # Determinism
 //
 // Each node draws from its own stream, seeded by the seed and its index;

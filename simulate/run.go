@@ -54,6 +54,9 @@ func Run(ctx context.Context, cfg Config, progress func(done, total int)) (Resul
 	if err := cfg.Validate(); err != nil {
 		return Result{}, fmt.Errorf("simulate: %w", err)
 	}
+	if isDisk(cfg.Scenario) {
+		return runDisks(ctx, cfg, progress)
+	}
 	s, err := newSim(cfg)
 	if err != nil {
 		return Result{}, err
@@ -75,8 +78,12 @@ func Run(ctx context.Context, cfg Config, progress func(done, total int)) (Resul
 	}
 	s.reading.Wait()
 	hours := float64(time.Duration(ticks)*cfg.Tick-cfg.Warmup) / float64(time.Hour)
-	return Result{Nodes: cfg.Nodes, Scenario: cfg.Scenario, Seed: cfg.Seed, Truth: s.fault.truth,
-		Slowpeer: s.services[0].score.metrics(hours), Hadoop: s.services[1].score.metrics(hours)}, nil
+	r := Result{Nodes: cfg.Nodes, Scenario: cfg.Scenario, Seed: cfg.Seed, Truth: s.fault.truth,
+		Slowpeer: s.services[0].score.metrics(hours), Hadoop: s.services[1].score.metrics(hours)}
+	if cfg.Scenario == Healthy {
+		return withHealthyDisks(ctx, cfg, r)
+	}
+	return r, nil
 }
 
 func newSim(cfg Config) (*sim, error) {

@@ -54,7 +54,7 @@ func TestSimulateScenarios(t *testing.T) {
 			}
 			m := r.Slowpeer
 			switch sc {
-			case Healthy, GCPauses:
+			case Healthy, GCPauses, BusyDisk:
 				if m.FalsePositives != 0 || m.Recall != nil {
 					t.Fatalf("%s: %+v", sc, m)
 				}

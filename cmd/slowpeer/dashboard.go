@@ -97,6 +97,7 @@ func (s *dashboardSource) Snapshot(now time.Time) dashboard.View {
 	if s.cluster != nil {
 		v.Cluster = s.cluster(now)
 	}
+	v.Disks = dashboardDisks(s.srv, now)
 	return v
 }
 

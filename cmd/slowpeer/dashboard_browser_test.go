@@ -170,6 +170,21 @@ func TestDashboardInBrowser(t *testing.T) {
 		const ex = [...document.querySelectorAll("#datanodes tr.excluded")].map(r => r.cells[0].textContent + " " + r.cells[1].textContent);
 		return set.join() === "10.0.0.5:9866" && ex.join() === "10.0.0.7:9866 excluded (dfs.hosts.exclude)";
 	})()`)
+
+	// Slow disks, live: twelve nodes measure their volumes, one of them
+	// ten times slower than the rest; the fleet view finds it, and the
+	// per-node disk heatmap marks its cell.
+	for i := range 12 {
+		postDisks(t, base, fmt.Sprintf("10.0.2.%d:9866", i+1), i == 3)
+	}
+	waitFor(t, bctx, "the slow disk", `(() => {
+		const rows = [...document.querySelectorAll("#disks tbody tr")].map(r => r.cells[0].textContent);
+		return rows.length > 0 && rows[0] === "10.0.2.4:9866:/data/1";
+	})()`)
+	slowDiskCells := eval[[]string](t, bctx, `[...document.querySelectorAll("#disks .heat tbody tr")].filter(r => r.textContent.includes("(slow)")).map(r => r.cells[0].textContent)`)
+	if strings.Join(slowDiskCells, " ") != "10.0.2.4:9866" {
+		t.Fatalf("disk heatmap rows with a slow cell: %q", slowDiskCells)
+	}
 	shot, err := chromedp.Run(bctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatalf("screenshot: %v", err)
@@ -260,6 +275,23 @@ func postSlow(t *testing.T, base, reporter string, latencyMs float64, peers ...s
 	hb := reports.Heartbeat{Node: reporter, SlowPeers: []reports.SlowPeer{}}
 	for _, p := range peers {
 		hb.SlowPeers = append(hb.SlowPeers, reports.SlowPeer{Node: p, LatencyMs: latencyMs, MedianMs: 2.1, MADMs: 0.4, UpperLimitMs: 6.3})
+	}
+	body, _ := json.Marshal(hb)
+	post(t, base+reports.HeartbeatPath, "application/json", string(body))
+}
+
+// postDisks posts what node measured of its three volumes: 6 ms each, and
+// 60 ms on /data/1 when slow.
+func postDisks(t *testing.T, base, node string, slow bool) {
+	t.Helper()
+	hb := reports.Heartbeat{Node: node}
+	for v := range 3 {
+		ms := 6.0 + float64(v)/4
+		if slow && v == 1 {
+			ms = 60
+		}
+		hb.DiskLatencies = append(hb.DiskLatencies, reports.DiskLatency{Disk: fmt.Sprintf("/data/%d", v), Kind: "hdd",
+			Latencies: map[string]float64{"READ": ms, "WRITE": ms}, Samples: map[string]int64{"READ": 600, "WRITE": 400}})
 	}
 	body, _ := json.Marshal(hb)
 	post(t, base+reports.HeartbeatPath, "application/json", string(body))

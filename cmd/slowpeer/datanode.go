@@ -16,7 +16,7 @@ import (
 )
 
 const datanodeSynopsis = "-id HOST:PORT -namenode SERVICES [-data-listen ADDR] [-http-listen ADDR] [-peers H:P,...] [-conf DIR] [-D key=value]...\n" +
-	"                         [-hadoop-jmx URL] [-fault-receive-delay D] [-auth-token-file F] [-tls-ca F [-tls-cert F -tls-key F]]\n" +
+	"                         [-hadoop-jmx URL] [-volumes DIRS] [-fault-receive-delay D] [-auth-token-file F] [-tls-ca F [-tls-cert F -tls-key F]]\n" +
 	"                         [-log-level LEVEL] [-log-format text|json]"
 
 // datanodeFlags are the flags of "slowpeer datanode".
@@ -28,6 +28,7 @@ type datanodeFlags struct {
 	httpListen string
 	peers      string
 	hadoopJMX  string
+	volumes    string
 	faultDelay time.Duration
 	client     clientFlags
 	log        logFlags
@@ -44,6 +45,7 @@ func (f *datanodeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.httpListen, "http-listen", "", "`ADDR` of the agent's HTTP port: /jmx as a Hadoop DataNode's, /metrics, /healthz (default: dfs.datanode.http.address, else none)")
 	fs.StringVar(&f.peers, "peers", "", "comma-separated ids (`H:P,...`) of the agents to probe; this node's own id is skipped")
 	fs.StringVar(&f.hadoopJMX, "hadoop-jmx", "", "`URL` of a Hadoop DataNode's /jmx whose SendPacketDownstreamAvgInfo replaces the probes")
+	fs.StringVar(&f.volumes, "volumes", "", "the DataNode's volumes to measure, `DIRS` as dfs.datanode.data.dir writes them ([SSD]/data/1,/data/2; default: dfs.datanode.data.dir, else none)")
 	fs.DurationVar(&f.faultDelay, "fault-receive-delay", 0, "wait `D` before acknowledging each probe packet received (fault injection)")
 	f.client.register(fs, "every heartbeat")
 	f.log.register(fs)
@@ -167,6 +169,11 @@ func (f *datanodeFlags) config() (datanode.Config, error) {
 	}
 	if f.httpListen != "" {
 		cfg.HTTPListen = f.httpListen
+	}
+	if f.volumes != "" {
+		if cfg.Volumes, err = datanode.ParseDataDirs(f.volumes); err != nil {
+			return cfg, fmt.Errorf("-volumes: %w", err)
+		}
 	}
 	return cfg, cfg.Validate()
 }

@@ -67,6 +67,13 @@ func TestDatanodeUsageErrors(t *testing.T) {
 	f(with("-auth-token-file", spaced), "one word")
 	f(with("-conf", filepath.Join(dir, "nope")), "read configuration")
 	f(with("extra"), `unexpected argument "extra"`)
+	f(with("-volumes", filepath.Join(dir, "nope")), "volume "+filepath.Join(dir, "nope"), "no such file or directory")
+	f(with("-volumes", empty), "volume "+empty+": not a directory")
+	f(with("-volumes", "[FLOPPY]"+dir), "-volumes", `unknown storage type "FLOPPY"`)
+	f(with("-D", "dfs.datanode.data.dir=data/1"), "dfs.datanode.data.dir", "not an absolute path")
+	f(with("-D", "dfs.datanode.data.dir="+dir+","+dir), "listed twice")
+	f(with("-D", "slowpeer.disk.probe.budget=2s"), "slowpeer.disk.probe.budget", "more than 1s")
+	f(with("-D", "dfs.datanode.min.outlier.detection.disks=0"), "dfs.datanode.min.outlier.detection.disks: 0 is outside")
 }
 
 // Reference: Configuration.getTimeDuration — dfs.heartbeat.interval is
@@ -106,6 +113,13 @@ func TestDatanodeConf(t *testing.T) {
 		})
 	f(hadoopConf{"slowpeer.probe.max.bandwidth": "10m", "slowpeer.probe.timeout": "2s"}, func(c datanode.Config) bool {
 		return c.ProbeMaxBytesPerSecond == 10<<20 && c.ProbeTimeout == 2*time.Second
+	})
+	f(hadoopConf{"dfs.datanode.data.dir": "[SSD]file:///data/1, /data/2", "dfs.datanode.min.outlier.detection.disks": "3",
+		"dfs.datanode.slowdisk.low.threshold.ms": "50", "slowpeer.disk.stats.interval": "10s",
+		"slowpeer.disk.probe.interval": "0", "slowpeer.disk.probe.budget": "500us"}, func(c datanode.Config) bool {
+		return len(c.Volumes) == 2 && c.Volumes[0].Path == "/data/1" && c.Volumes[0].StorageType == "SSD" &&
+			c.Volumes[1].Path == "/data/2" && c.MinOutlierDetectionDisks == 3 && c.SlowDiskLowThreshold == 50*time.Millisecond &&
+			c.DiskStatsInterval == 10*time.Second && c.DiskProbeInterval == 0 && c.DiskProbeBudget == 500*time.Microsecond
 	})
 	f(hadoopConf{"slowpeer.hadoop.jmx.interval": "30s", "slowpeer.hadoop.jmx.peer.port": "9866", "slowpeer.heartbeat.max.backoff": "1m"},
 		func(c datanode.Config) bool {

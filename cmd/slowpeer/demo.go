@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -123,6 +124,9 @@ type demo struct {
 	lab     *netlab.Lab  // the network lab of a kernel-made fault, nil otherwise
 	forward net.Listener // on loopback, relayed to the service in the lab
 
+	disks       *demoDisks // the disk lab of a disk fault, nil otherwise
+	diskSummary string     // the slow disks the service reported at the last check
+
 	start     time.Time
 	firstSeen time.Duration // when the slow node had its first reporter, 0 before
 	found     time.Duration // when it was found (see watch), 0 before
@@ -139,7 +143,16 @@ type demo struct {
 // shows within a minute (the end-to-end tests run the same presets).
 func newDemo(ctx context.Context, f demoFlags, stderr io.Writer) (d *demo, err error) {
 	d = &demo{flags: f, falsePos: map[string]bool{}, events: stderr}
-	if f.fault.lab != "" || f.lab {
+	var edit func(i int, cfg *datanode.Config)
+	switch {
+	case f.fault.disk != "" && f.lab:
+		return nil, usageError{fmt.Errorf("-fault %s runs on loopback: drop -lab", f.fault)}
+	case f.fault.disk != "":
+		if d.disks, err = newDemoDisks(ctx, f.fault, stderr); err != nil {
+			return nil, err
+		}
+		edit = d.diskAgentConfig
+	case f.fault.lab != "" || f.lab:
 		return newLabDemo(ctx, d, stderr)
 	}
 	var lns []net.Listener
@@ -147,6 +160,9 @@ func newDemo(ctx context.Context, f demoFlags, stderr io.Writer) (d *demo, err e
 		if err != nil {
 			for _, ln := range lns {
 				ln.Close()
+			}
+			if d.disks != nil {
+				err = errors.Join(err, d.disks.lab.Close())
 			}
 		}
 	}()
@@ -171,7 +187,7 @@ func newDemo(ctx context.Context, f demoFlags, stderr io.Writer) (d *demo, err e
 			return nil, err
 		}
 	}
-	if err := d.newAgents(d.base, data, stderr, nil); err != nil {
+	if err := d.newAgents(d.base, data, stderr, edit); err != nil {
 		return nil, err
 	}
 	return d, nil
@@ -241,6 +257,10 @@ func (d *demo) run(ctx context.Context, stdout io.Writer) error {
 		g.Go("demo: forward", func(ctx context.Context) error { return d.lab.Forward(ctx, d.forward, 0, d.ln.Addr().String()) })
 		g.Cleanup("demo: network lab", d.lab.Close)
 	}
+	if d.disks != nil {
+		g.Cleanup("demo: disk lab", d.disks.lab.Close)
+		g.Go("demo: disk load", d.disks.load)
+	}
 	for _, a := range d.agents {
 		g.Go("demo: agent "+a.ID(), a.Run)
 	}
@@ -292,9 +312,12 @@ func (d *demo) printStart(w io.Writer) {
 		where = "in network namespaces on one bridge"
 	}
 	fmt.Fprintf(w, "%d agents %s: %s\n", len(d.agents), where, strings.Join(ids, " "))
-	if d.slowID != "" {
+	switch {
+	case d.disks != nil:
+		fmt.Fprintf(w, "Disks of agent %d: %d volumes on loop devices; %s\n", d.flags.slow, len(d.disks.vols), d.disks.describe(d.flags.fault))
+	case d.slowID != "":
 		fmt.Fprintf(w, "Slow node: agent %d, %s, %s\n", d.flags.slow, d.slowID, d.flags.fault.describe(d.peerID))
-	} else {
+	default:
 		fmt.Fprintln(w, "No slow node (-fault none)")
 	}
 	fmt.Fprintf(w, "Heartbeat every %v, slow-peer reports every %v; an agent tests its peers once %d of them have more than %d packets timed\n\n",

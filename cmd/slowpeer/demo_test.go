@@ -40,7 +40,7 @@ func TestDemoUsage(t *testing.T) {
 	f([]string{"-slow-delay", "50"}, 2, "invalid value")
 	f([]string{"-duration", "-1s"}, 2, "-duration -1s is negative")
 	f([]string{"-fault", "slow"}, 2, `-fault "slow": want KIND=VALUE`)
-	f([]string{"-fault", "disk-rate=1mbit"}, 2, `unknown kind "disk-rate"`)
+	f([]string{"-fault", "cpu-rate=1mbit"}, 2, `unknown kind "cpu-rate"`)
 	f([]string{"-fault", "ack-delay=2s"}, 2, "-fault ack-delay=2s: want a delay from 0 to 1s")
 	f([]string{"-fault", "ack-delay=50"}, 2, "-fault ack-delay=50: want a delay")
 	f([]string{"-fault", "send-rate=fast"}, 2, `-fault send-rate=fast: rate "fast"`)

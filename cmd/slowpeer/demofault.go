@@ -20,12 +20,19 @@ type demoFault struct {
 	rate  uint64           // bits per second, for the kernel's kinds
 	lab   netlab.FaultKind // the kernel's kind, "" for ack-delay
 	spec  string           // as given, for messages
+
+	disk      string // demoDiskIOPS or demoDiskRate for a disk fault, "" otherwise
+	diskIOPS  uint64 // the throttle of disk-iops, 0 for none
+	diskBytes uint64 // the throttle of disk-rate in bytes per second, 0 for none
 }
 
 var demoLabKinds = []netlab.FaultKind{netlab.FaultReceiveRate, netlab.FaultSendRate, netlab.FaultLinkRate, netlab.FaultPairRate}
 
 // String writes the fault as the flag spells it, e.g. "send-rate=20mbit".
 func (f demoFault) String() string {
+	if f.disk != "" {
+		return f.diskString()
+	}
 	if f.none() {
 		return "none"
 	}
@@ -36,7 +43,9 @@ func (f demoFault) String() string {
 }
 
 // none reports whether the demo has no slow node.
-func (f demoFault) none() bool { return f.lab == "" && f.delay == 0 }
+func (f demoFault) none() bool {
+	return f.lab == "" && f.delay == 0 && f.diskIOPS == 0 && f.diskBytes == 0
+}
 
 // parseDemoFault reads KIND=VALUE, or "none".
 func parseDemoFault(s string) (demoFault, error) {
@@ -54,6 +63,9 @@ func parseDemoFault(s string) (demoFault, error) {
 		}
 		return demoFault{kind: kind, delay: d, spec: s}, nil
 	}
+	if kind == demoDiskIOPS || kind == demoDiskRate {
+		return parseDiskFault(kind, value, s)
+	}
 	for _, k := range demoLabKinds {
 		if kind == string(k) {
 			bps, err := netlab.ParseRate(value)
@@ -63,7 +75,7 @@ func parseDemoFault(s string) (demoFault, error) {
 			return demoFault{kind: kind, rate: bps, lab: k, spec: s}, nil
 		}
 	}
-	return demoFault{}, fmt.Errorf("-fault %q: unknown kind %q (want ack-delay, receive-rate, send-rate, link-rate or pair-rate)", s, kind)
+	return demoFault{}, fmt.Errorf("-fault %q: unknown kind %q (want ack-delay, receive-rate, send-rate, link-rate, pair-rate, disk-iops or disk-rate)", s, kind)
 }
 
 // describe says in words what the fault does to the slow node.

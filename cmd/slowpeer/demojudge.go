@@ -114,7 +114,9 @@ type demoResult struct {
 	TimeToDetectSeconds *float64      `json:"timeToDetectSeconds"`
 	Reporters           int           `json:"reporters"`
 	Kind                *string       `json:"kind"`
-	FalsePositives      []string      `json:"falsePositives"`
+	// Disk is the slow volume's directory, for a disk fault once found.
+	Disk           *string  `json:"disk,omitempty"`
+	FalsePositives []string `json:"falsePositives"`
 }
 
 type demoInjected struct {
@@ -145,6 +147,9 @@ func (d *demo) result() demoResult {
 		r.TimeToDetectSeconds = &s
 		kind := d.kind
 		r.Kind = &kind
+		if d.disks != nil {
+			r.Disk = &d.disks.slow
+		}
 	}
 	return r
 }

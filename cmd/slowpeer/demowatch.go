@@ -52,6 +52,9 @@ func (d *demo) watch(ctx context.Context, w io.Writer) {
 		if kind != "" && !d.judgedBothWays(cells) {
 			kind = ""
 		}
+		if d.disks != nil {
+			kind, reporters = d.judgeDisks(ctx)
+		}
 		switch {
 		case kind == "":
 			seen = ""
@@ -93,9 +96,13 @@ func (d *demo) printProgress(w io.Writer, top []reports.SlowNode, findings []dia
 			ready++
 		}
 	}
-	fmt.Fprintf(w, "[%5.1fs] heartbeats %d, probe blocks %d, packets timed %d, reports %d, agents testing %d/%d; slow: %s; diagnosis: %s\n",
+	disks := ""
+	if d.disks != nil {
+		disks = "; slow disks: " + d.diskSummary
+	}
+	fmt.Fprintf(w, "[%5.1fs] heartbeats %d, probe blocks %d, packets timed %d, reports %d, agents testing %d/%d; slow: %s; diagnosis: %s%s\n",
 		d.since().Seconds(), s.HeartbeatsSent, s.ProbeBlocks, s.LatenciesRecorded, s.ReportsSent, ready, len(d.agents), slowSummary(top),
-		findingSummary(findings))
+		findingSummary(findings), disks)
 }
 
 // slowSummary is one line naming the slow nodes and their reporters.
@@ -130,6 +137,9 @@ func (d *demo) report(ctx context.Context, w io.Writer) error {
 		return err
 	}
 	fmt.Fprintln(w)
+	if d.disks != nil {
+		return d.reportDisks(ctx, w)
+	}
 	var others []string
 	reporters := 0
 	for _, n := range nodes {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/slowpeer/slowpeer/datanode"
+	"github.com/slowpeer/slowpeer/disk"
 	"github.com/slowpeer/slowpeer/netlab"
 )
 
@@ -37,6 +39,11 @@ const (
 	// rate is bits per second as tc writes them: 500mbit, 1gbit, 100mbps
 	// (bytes), or a bare number of bits (netlab.ParseRate).
 	rate
+	// fraction is a share: a decimal number more than 0 and at most 1.
+	fraction
+	// volumes is a list of a DataNode's volumes as dfs.datanode.data.dir
+	// writes them: [SSD]file:///data/1,/data/2 (datanode.ParseDataDirs).
+	volumes
 )
 
 // key is one configuration key of a daemon whose Config is C: how its
@@ -54,7 +61,7 @@ type key[C any] struct {
 	zero bool
 	// field returns the Config field the key sets: a *time.Duration for
 	// the duration units, an *int or *int64 for count and byteSize, a
-	// *bool for boolean, a *string for text.
+	// *bool for boolean, a *string for text, a *float64 for fraction.
 	field func(*C) any
 	// note, when set, says what the default is instead of the field's
 	// value in DefaultConfig: a default that depends on a flag.
@@ -102,6 +109,20 @@ func (k key[C]) set(cfg *C, v string) error {
 		return nil
 	case text:
 		*k.field(cfg).(*string) = v
+		return nil
+	case fraction:
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(f > 0 && f <= 1) {
+			return fmt.Errorf("%q is not a number more than 0 and at most 1", v)
+		}
+		*k.field(cfg).(*float64) = f
+		return nil
+	case volumes:
+		vols, err := datanode.ParseDataDirs(v)
+		if err != nil {
+			return err
+		}
+		*k.field(cfg).(*[]disk.Volume) = vols
 		return nil
 	case seconds, millis:
 		n, err = k.parseDuration(v)
@@ -205,11 +226,27 @@ func (k key[C]) format(cfg *C) string {
 		return k.formatNumber(int64(*p))
 	case *bool:
 		return strconv.FormatBool(*p)
+	case *float64:
+		return strconv.FormatFloat(*p, 'f', -1, 64)
 	case *string:
 		return *p
+	case *[]disk.Volume:
+		return formatVolumes(*p)
 	default:
 		panic(fmt.Sprintf("BUG: key %s sets a %T", k.name, p))
 	}
+}
+
+// formatVolumes writes vols as dfs.datanode.data.dir does.
+func formatVolumes(vols []disk.Volume) string {
+	s := make([]string, len(vols))
+	for i, v := range vols {
+		s[i] = v.Path
+		if v.StorageType != "" && v.StorageType != disk.DefaultStorageType {
+			s[i] = "[" + v.StorageType + "]" + v.Path
+		}
+	}
+	return strings.Join(s, ",")
 }
 
 func (k key[C]) formatNumber(n int64) string {

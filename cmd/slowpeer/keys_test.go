@@ -16,6 +16,7 @@ type probeConf struct {
 	secs, ms, lowMs time.Duration
 	n               int
 	n64, size       int64
+	share           float64
 }
 
 var probeKeys = keys[probeConf]{
@@ -25,11 +26,12 @@ var probeKeys = keys[probeConf]{
 	{name: "t.n", unit: count, min: 0, max: 100, field: func(c *probeConf) any { return &c.n }},
 	{name: "t.n64", unit: count, min: 1, max: 1 << 40, field: func(c *probeConf) any { return &c.n64 }},
 	{name: "t.size", unit: byteSize, min: 1, max: 1 << 30, field: func(c *probeConf) any { return &c.size }},
+	{name: "t.share", unit: fraction, field: func(c *probeConf) any { return &c.share }},
 }
 
 // Reference: Configuration.getTimeDuration, getInt and getLongBytes.
 func TestKeysApply(t *testing.T) {
-	def := probeConf{secs: time.Second, ms: time.Minute, lowMs: 5 * time.Millisecond, n: 7, n64: 8, size: 9}
+	def := probeConf{secs: time.Second, ms: time.Minute, lowMs: 5 * time.Millisecond, n: 7, n64: 8, size: 9, share: 0.5}
 	f := func(conf hadoopConf, want probeConf) {
 		t.Helper()
 		got := def
@@ -54,6 +56,11 @@ func TestKeysApply(t *testing.T) {
 	w = def
 	w.n, w.lowMs, w.size = 0, 0, 2<<20
 	f(hadoopConf{"t.n": "0", "t.low.ms": "0", "t.size": "2M"}, w)
+	w = def
+	w.share = 1
+	f(hadoopConf{"t.share": "1"}, w)
+	w.share = 0.25
+	f(hadoopConf{"t.share": "0.25"}, w)
 
 	bad := func(key, value, want string) {
 		t.Helper()
@@ -82,6 +89,9 @@ func TestKeysApply(t *testing.T) {
 	bad("t.size", "64kb", `"64kb" is not a byte count`)
 	bad("t.size", "2g", "2147483648 is outside [1, 1073741824]")
 	bad("t.size", "9999999999e", `"9999999999e"`)
+	for _, v := range []string{"0", "-0.5", "1.01", "NaN", "30%", "Inf"} {
+		bad("t.share", v, `"`+v+`" is not a number more than 0 and at most 1`)
+	}
 }
 
 func TestFormatDuration(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/slowpeer/slowpeer/datanode"
+	"github.com/slowpeer/slowpeer/disk"
 	"github.com/slowpeer/slowpeer/hiveserver"
 	"github.com/slowpeer/slowpeer/namenode"
 )
@@ -55,6 +56,22 @@ var datanodeKeys = keys[datanode.Config]{
 		field: func(c *datanode.Config) any { return &c.PeerStatsEnabled }},
 	{name: datanode.HTTPAddressKey, unit: text,
 		field: func(c *datanode.Config) any { return &c.HTTPListen }, note: "none"},
+	{name: datanode.DataDirKey, unit: volumes,
+		field: func(c *datanode.Config) any { return &c.Volumes }, note: "none"},
+	{name: datanode.MinOutlierDetectionDisksKey, unit: count, min: 1, max: math.MaxInt32,
+		field: func(c *datanode.Config) any { return &c.MinOutlierDetectionDisks }},
+	{name: datanode.SlowDiskLowThresholdKey, unit: decimalMillis, min: 0, max: int64(24 * time.Hour),
+		field: func(c *datanode.Config) any { return &c.SlowDiskLowThreshold }},
+	{name: datanode.DiskMinSamplesKey, unit: count, min: 0, max: math.MaxInt32,
+		field: func(c *datanode.Config) any { return &c.DiskMinSamples }},
+	{name: datanode.DiskBusyUtilizationKey, unit: fraction,
+		field: func(c *datanode.Config) any { return &c.DiskBusyUtilization }},
+	{name: datanode.DiskStatsIntervalKey, unit: millis,
+		field: func(c *datanode.Config) any { return &c.DiskStatsInterval }},
+	{name: datanode.DiskProbeIntervalKey, unit: millis, zero: true,
+		field: func(c *datanode.Config) any { return &c.DiskProbeInterval }},
+	{name: datanode.DiskProbeBudgetKey, unit: millis, max: int64(time.Second),
+		field: func(c *datanode.Config) any { return &c.DiskProbeBudget }},
 }
 
 // namenodeKeys are the keys of "slowpeer namenode" for the service itself;
@@ -98,6 +115,20 @@ var namenodeKeys = keys[namenode.Config]{
 		field: func(c *namenode.Config) any { return &c.SlowSet.EnterReporters }},
 	{name: namenode.SlowLeaveAfterKey, unit: millis, zero: true,
 		field: func(c *namenode.Config) any { return &c.SlowSet.LeaveAfter }},
+	{name: disk.SamplingPercentageKey, unit: count, min: 0, max: 100,
+		field: func(c *namenode.Config) any { return &c.Disks.SamplingPercentage }},
+	{name: namenode.MaxDisksToReportKey, unit: count, min: 1, max: namenode.MaxTop,
+		field: func(c *namenode.Config) any { return &c.Disks.MaxDisksToReport }},
+	{name: namenode.MaxDiskEntriesKey, unit: count, min: 1, max: 100_000_000,
+		field: func(c *namenode.Config) any { return &c.Disks.MaxEntries }},
+	{name: disk.LowThresholdKey, unit: decimalMillis, min: 0, max: int64(24 * time.Hour),
+		field: func(c *namenode.Config) any { return &c.Disks.Fleet.LowThreshold }},
+	{name: disk.FleetMinDisksKey, unit: count, min: 1, max: math.MaxInt32,
+		field: func(c *namenode.Config) any { return &c.Disks.Fleet.MinDisks }},
+	{name: disk.BusyUtilizationKey, unit: fraction,
+		field: func(c *namenode.Config) any { return &c.Disks.Fleet.BusyUtilization }},
+	{name: namenode.SlowDiskHostShareKey, unit: fraction,
+		field: func(c *namenode.Config) any { return &c.Disks.HostShare }},
 }
 
 var hiveserverKeys = keys[hiveserver.Config]{

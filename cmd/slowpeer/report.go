@@ -96,15 +96,22 @@ func reportFrom(ctx context.Context, client serviceClient, base string, top int,
 		_, err = fmt.Fprintf(stdout, "%s\n", bytes.TrimSpace(body))
 		return err
 	}
+	path, _, _ := strings.Cut(target, "?")
+	root := strings.TrimSuffix(path, namenode.SlowPeersPath)
+	disks, err := fetchServiceDisks(ctx, client, root)
+	if err != nil {
+		return err
+	}
 	if err := writeReportTable(stdout, fromService(nodes)); err != nil {
 		return err
 	}
-	path, _, _ := strings.Cut(target, "?")
-	root := strings.TrimSuffix(path, namenode.SlowPeersPath)
 	if err := writeServiceDiagnosis(ctx, client, stdout, root); err != nil {
 		return err
 	}
-	return writeServiceSlowSet(ctx, client, stdout, root)
+	if err := writeServiceSlowSet(ctx, client, stdout, root); err != nil {
+		return err
+	}
+	return disks.write(stdout)
 }
 
 // reportURL checks -namenode and -top and returns the /slowpeers URL;
@@ -207,20 +214,31 @@ func answerError(target string, status int, body []byte) error {
 	return fmt.Errorf("report: %s answered %s: %q", target, line, clipBody(body))
 }
 
+// decodeArray decodes body, the answer of one of the service's reads,
+// strictly: one JSON array of T (no unknown field, nothing after it);
+// what names the document in errors.
+func decodeArray[T any](body []byte, what string) ([]T, error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	var out []T
+	if err := dec.Decode(&out); err != nil {
+		return nil, fmt.Errorf("not %s: %w", what, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("not %s: data after the JSON array", what)
+	}
+	if out == nil {
+		return nil, fmt.Errorf("not %s: want a JSON array", what)
+	}
+	return out, nil
+}
+
 // parseReport decodes a /slowpeers document strictly and checks every
 // node id and latency in it.
 func parseReport(body []byte) ([]reports.SlowNode, error) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	var nodes []reports.SlowNode
-	if err := dec.Decode(&nodes); err != nil {
-		return nil, fmt.Errorf("not a slow-peer report: %w", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("not a slow-peer report: data after the JSON array")
-	}
-	if nodes == nil {
-		return nil, errors.New("not a slow-peer report: want a JSON array")
+	nodes, err := decodeArray[reports.SlowNode](body, "a slow-peer report")
+	if err != nil {
+		return nil, err
 	}
 	for i, n := range nodes {
 		if err := reports.ValidateNode(n.Node); err != nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -143,14 +142,7 @@ func TestReportUnreachable(t *testing.T) {
 
 // TestReportAgainstService reads the report of a real service.
 func TestReportAgainstService(t *testing.T) {
-	cfg := namenode.DefaultConfig()
-	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	s, err := namenode.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(s.Handler())
-	defer srv.Close()
+	_, srv := testService(t)
 	hb := `{"node":"10.0.0.2:9866","slowPeers":[{"node":"10.0.0.5:9866","latencyMs":35.2,"medianMs":2.1,"madMs":0.74,"upperLimitMs":6.3}]}`
 	resp, err := http.Post(srv.URL+namenode.HeartbeatPath, "application/json", strings.NewReader(hb))
 	if err != nil {

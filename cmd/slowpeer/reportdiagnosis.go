@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -45,17 +43,9 @@ func fetchDiagnosis(ctx context.Context, client serviceClient, base string) ([]d
 
 // parseDiagnosis decodes a /v1/slownodes document strictly.
 func parseDiagnosis(body []byte) ([]diagnosis.Finding, error) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	var fs []diagnosis.Finding
-	if err := dec.Decode(&fs); err != nil {
-		return nil, fmt.Errorf("not a diagnosis: %w", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("not a diagnosis: data after the JSON array")
-	}
-	if fs == nil {
-		return nil, errors.New("not a diagnosis: want a JSON array")
+	fs, err := decodeArray[diagnosis.Finding](body, "a diagnosis")
+	if err != nil {
+		return nil, err
 	}
 	for i, f := range fs {
 		if err := reports.ValidateNode(f.Node); err != nil {

@@ -80,6 +80,13 @@ func TestRulesUseExportedMetrics(t *testing.T) {
 	report()
 	now = now.Add(cfg.SlowSet.EnterAfter)
 	report()
+	// An agent beside a Hadoop DataNode reports a slow disk: it enters
+	// the slow set of disks.
+	for range 2 {
+		post(`{"node":"10.0.0.4:9866","slowDisks":[{"disk":"/data/3","latencies":{"READ":120.5}}]}`)
+		s.DiagnoseDisks(now)
+		now = now.Add(cfg.SlowSet.EnterAfter)
+	}
 	var scrape bytes.Buffer
 	s.WriteMetrics(&scrape)
 	for _, name := range used {

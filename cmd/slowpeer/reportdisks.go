@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"text/tabwriter"
+
+	"github.com/slowpeer/slowpeer/jmx"
+	"github.com/slowpeer/slowpeer/namenode"
+	"github.com/slowpeer/slowpeer/reports"
+)
+
+// maxDisksBytes bounds the /slowdisks and /v1/slowdisks answers "report"
+// reads.
+const maxDisksBytes = 64 << 20
+
+// getOptional reads GET target of a service that may be too old to have
+// it: nil, nil on a 404.
+func getOptional(ctx context.Context, client serviceClient, target string) ([]byte, error) {
+	body, status, err := client.get(ctx, target, maxDisksBytes)
+	if err != nil {
+		return nil, err
+	}
+	if status == http.StatusNotFound {
+		return nil, nil
+	}
+	return body, answerError(target, status, body)
+}
+
+// serviceDisks is what "report" reads of a service's slow disks: its
+// GET /slowdisks (the DataNodes' own reports) and the findings of its
+// fleet view (GET /v1/slowdisks), each empty for a service without them.
+type serviceDisks struct {
+	reported []jmx.SlowDisk
+	fleet    []namenode.DiskFinding
+}
+
+// fetchServiceDisks reads the slow disks of the service at base, before
+// anything is printed, so that a bad answer prints nothing.
+func fetchServiceDisks(ctx context.Context, client serviceClient, base string) (serviceDisks, error) {
+	var d serviceDisks
+	target := base + namenode.SlowDisksPath
+	body, err := getOptional(ctx, client, target)
+	if err != nil {
+		return d, err
+	}
+	if body != nil {
+		if d.reported, err = jmx.ParseSlowDisksReport(string(body)); err != nil {
+			return d, fmt.Errorf("report: bad answer from %s: %w", target, err)
+		}
+	}
+	target = base + namenode.DiskFindingsPath
+	if body, err = getOptional(ctx, client, target); err != nil || body == nil {
+		return d, err
+	}
+	if d.fleet, err = parseDiskFindings(body); err != nil {
+		return d, fmt.Errorf("report: bad answer from %s: %w", target, err)
+	}
+	return d, nil
+}
+
+// write prints the slow disks as a Hadoop NameNode's are printed, then
+// the fleet view's findings, each when there are any.
+func (d serviceDisks) write(w io.Writer) error {
+	if len(d.reported) > 0 {
+		fmt.Fprintln(w)
+		if err := writeDiskTable(w, d.reported); err != nil {
+			return err
+		}
+	}
+	if len(d.fleet) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "\nFleet view (/v1/slowdisks): %d\n\n", len(d.fleet))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "DISK\tKIND\tEVIDENCE\tOP\tVALUE ms\tMEDIAN ms\tSLOW SET")
+	for _, f := range d.fleet {
+		op, kind, in := "-", f.Kind, "no"
+		if f.Op != nil {
+			op = *f.Op
+		}
+		if kind == "" {
+			kind = "-"
+		}
+		if f.InSlowSet {
+			in = "yes"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2f\t%.2f\t%s\n", reports.SlowDiskID(f.Node, f.Disk), kind, f.Evidence, op, f.ValueMs, f.MedianMs, in)
+	}
+	return tw.Flush()
+}
+
+// parseDiskFindings decodes a /v1/slowdisks document strictly.
+func parseDiskFindings(body []byte) ([]namenode.DiskFinding, error) {
+	fs, err := decodeArray[namenode.DiskFinding](body, "a fleet view")
+	if err != nil {
+		return nil, err
+	}
+	for i, f := range fs {
+		if err := reports.ValidateNode(f.Node); err != nil {
+			return nil, fmt.Errorf("entry %d: node: %w", i, err)
+		}
+		if err := reports.ValidateDisk(f.Disk); err != nil {
+			return nil, fmt.Errorf("entry %d (%s): disk: %w", i, f.Node, err)
+		}
+		for _, v := range []float64{f.ValueMs, f.MedianMs, f.LimitMs} {
+			if err := reports.ValidateLatency(v); err != nil {
+				return nil, fmt.Errorf("entry %d (%s): %w", i, f.Node, err)
+			}
+		}
+	}
+	return fs, nil
+}

@@ -1,0 +1,156 @@
+package reports
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// place names a place in the heartbeat by its path, for error messages.
+func place(path string) fieldPath { return fieldPath{peer: -1, field: path} }
+
+// fields reads a JSON object whose keys must be among names, each at most
+// once, calling read with the index of each key in names and the path of
+// its value; read must consume the value. It returns the set of keys seen,
+// as bits by index.
+func (sc *scanner) fields(path string, names []string, read func(i int, at fieldPath) error) (seen uint, err error) {
+	err = sc.object(place(path), func(key []byte) error {
+		i := slices.Index(names, string(key))
+		if i < 0 {
+			return &RejectError{ReasonUnknownField, fmt.Sprintf("%s: unknown field %q", path, Clip(string(key)))}
+		}
+		if seen&(1<<i) != 0 {
+			return malformed("%s: field %s given twice", path, key)
+		}
+		seen |= 1 << i
+		return read(i, place(path+"."+names[i]))
+	})
+	return seen, err
+}
+
+// required returns a ReasonInvalid refusal naming the first of names
+// whose bit is in want but not in seen, or nil.
+func required(path string, names []string, seen, want uint) error {
+	for i, name := range names {
+		if want&(1<<i) != 0 && seen&(1<<i) == 0 {
+			return &RejectError{ReasonInvalid, fmt.Sprintf("%s: missing field %s", path, name)}
+		}
+	}
+	return nil
+}
+
+// slowDisks reads the slowDisks value: null, or an array of objects with
+// exactly disk and latencies.
+func (sc *scanner) slowDisks() ([]SlowDisk, error) {
+	out := make([]SlowDisk, 0, 2)
+	names := []string{"disk", "latencies"}
+	null, err := sc.array("slowDisks", MaxDisks, ReasonTooManyDisks, func(i int) error {
+		var d SlowDisk
+		path := "slowDisks[" + strconv.Itoa(i) + "]"
+		seen, err := sc.fields(path, names, func(f int, at fieldPath) (err error) {
+			if f == 0 {
+				d.Disk, err = sc.stringValue(at)
+				return err
+			}
+			d.Latencies, err = sc.opLatencies(at.field)
+			return err
+		})
+		out = append(out, d)
+		if err != nil {
+			return err
+		}
+		return required(path, names, seen, 0b11)
+	})
+	if null || err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// diskLatencies reads the diskLatencies value: null, or an array of
+// objects with disk, latencies and samples, and optionally kind and load.
+func (sc *scanner) diskLatencies() ([]DiskLatency, error) {
+	out := make([]DiskLatency, 0, 8)
+	names := []string{"disk", "latencies", "samples", "kind", "load"}
+	null, err := sc.array("diskLatencies", MaxDisks, ReasonTooManyDisks, func(i int) error {
+		var d DiskLatency
+		path := "diskLatencies[" + strconv.Itoa(i) + "]"
+		seen, err := sc.fields(path, names, func(f int, at fieldPath) (err error) {
+			switch f {
+			case 0:
+				d.Disk, err = sc.stringValue(at)
+			case 1:
+				d.Latencies, err = sc.opLatencies(at.field)
+			case 2:
+				d.Samples, err = sc.opSamples(at.field)
+			case 3:
+				d.Kind, err = sc.stringValue(at)
+			case 4:
+				d.Load, err = sc.diskLoad(at.field)
+			}
+			return err
+		})
+		out = append(out, d)
+		if err != nil {
+			return err
+		}
+		return required(path, names, seen, 0b111)
+	})
+	if null || err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// opLatencies reads an object from DiskOp names to latencies.
+func (sc *scanner) opLatencies(path string) (map[string]float64, error) {
+	m := make(map[string]float64, 3)
+	ops := DiskOps()
+	_, err := sc.opFields(path, ops, func(i int, at fieldPath) error {
+		v, err := sc.number(at)
+		m[ops[i]] = v
+		return err
+	})
+	return m, err
+}
+
+// opSamples reads an object from DiskOp names to counts.
+func (sc *scanner) opSamples(path string) (map[string]int64, error) {
+	m := make(map[string]int64, 3)
+	ops := DiskOps()
+	_, err := sc.opFields(path, ops, func(i int, at fieldPath) error {
+		v, err := sc.integer(at)
+		m[ops[i]] = v
+		return err
+	})
+	return m, err
+}
+
+// opFields is fields for an object keyed by DiskOp names, whose unknown
+// keys are unknown operations.
+func (sc *scanner) opFields(path string, ops []string, read func(i int, at fieldPath) error) (uint, error) {
+	seen, err := sc.fields(path, ops, read)
+	if re, ok := err.(*RejectError); ok && re.Reason == ReasonUnknownField {
+		re.Message = strings.Replace(re.Message, "unknown field", "unknown operation", 1)
+	}
+	return seen, err
+}
+
+// diskLoad reads a load object, all three fields required, or null.
+func (sc *scanner) diskLoad(path string) (*DiskLoad, error) {
+	if sc.literal("null") {
+		return nil, nil
+	}
+	var l DiskLoad
+	names := []string{"iops", "bytesPerSecond", "utilization"}
+	dst := []*float64{&l.IOPS, &l.BytesPerSecond, &l.Utilization}
+	seen, err := sc.fields(path, names, func(i int, at fieldPath) (err error) {
+		*dst[i], err = sc.number(at)
+		return err
+	})
+	if err == nil {
+		err = required(path, names, seen, 0b111)
+	}
+	return &l, err
+}
