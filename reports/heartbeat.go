@@ -45,6 +45,9 @@ type Heartbeat struct {
 	// DiskLatencies is what the sender measured of every volume, sent
 	// with its reports, or nil when absent (disk.go).
 	DiskLatencies []DiskLatency `json:"diskLatencies,omitzero"`
+	// RecentLatencies is what the sender measured of its peers since its
+	// previous heartbeat, or nil when it measured nothing (recent.go).
+	RecentLatencies []RecentLatency `json:"recentLatencies,omitzero"`
 }
 
 // HasReport reports whether the heartbeat carries a slow-peer report.
@@ -64,13 +67,6 @@ type SlowPeer struct {
 	MADMs float64 `json:"madMs"`
 	// UpperLimitMs is the limit LatencyMs exceeded.
 	UpperLimitMs float64 `json:"upperLimitMs"`
-}
-
-// HeartbeatReply is the answer to a heartbeat.
-type HeartbeatReply struct {
-	// Slow is true when the sender itself is currently reported slow by
-	// its peers, as HDFS-16320 tells a DataNode.
-	Slow bool `json:"slow"`
 }
 
 // Validate checks what JSON decoding cannot: a well-formed node id for the
@@ -101,6 +97,9 @@ func (h Heartbeat) Validate() error {
 		seen[p.Node] = struct{}{}
 	}
 	if err := validatePeerLatencies(h.PeerLatencies); err != nil {
+		return err
+	}
+	if err := validateRecent(h.RecentLatencies); err != nil {
 		return err
 	}
 	return validateDisks(h.SlowDisks, h.DiskLatencies)

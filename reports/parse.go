@@ -43,7 +43,7 @@ func malformed(format string, args ...any) error {
 // twice, none unknown), strings of valid UTF-8, numbers that fit a
 // float64, nothing after the object, and then Heartbeat.Validate.
 // "slowPeers": null is the same as no slowPeers field, and so of
-// peerLatencies, slowDisks and diskLatencies; "httpAddress", when present,
+// peerLatencies, slowDisks, diskLatencies and recentLatencies; "httpAddress", when present,
 // is a string. Every entry must carry all its fields (a disk latency's
 // kind and load may be absent). Its errors are *RejectError values.
 //
@@ -59,7 +59,7 @@ func ParseHeartbeat(data []byte) (Heartbeat, error) {
 	if sc.pos == len(sc.data) {
 		return hb, malformed("empty body")
 	}
-	var seenNode, seenPeers, seenHTTP, seenLatencies, seenDisks, seenDiskLatencies bool
+	var seenNode, seenPeers, seenHTTP, seenLatencies, seenDisks, seenDiskLatencies, seenRecent bool
 	err := sc.object(fieldPath{peer: -1}, func(key []byte) error {
 		switch string(key) {
 		case "node":
@@ -110,6 +110,14 @@ func ParseHeartbeat(data []byte) (Heartbeat, error) {
 			ds, err := sc.diskLatencies()
 			hb.DiskLatencies = ds
 			return err
+		case "recentLatencies":
+			if seenRecent {
+				return malformed("field recentLatencies given twice")
+			}
+			seenRecent = true
+			rs, err := sc.recentLatencies()
+			hb.RecentLatencies = rs
+			return err
 		default:
 			return &RejectError{ReasonUnknownField, fmt.Sprintf("unknown field %q", Clip(string(key)))}
 		}
@@ -123,7 +131,7 @@ func ParseHeartbeat(data []byte) (Heartbeat, error) {
 	}
 	if err := hb.Validate(); err != nil {
 		reason := ReasonInvalid
-		if len(hb.SlowPeers) > MaxSlowPeers || len(hb.PeerLatencies) > MaxPeerLatencies {
+		if len(hb.SlowPeers) > MaxSlowPeers || len(hb.PeerLatencies) > MaxPeerLatencies || len(hb.RecentLatencies) > MaxRecentLatencies {
 			reason = ReasonTooManyPeers
 		}
 		if len(hb.SlowDisks) > MaxDisks || len(hb.DiskLatencies) > MaxDisks {
