@@ -8,7 +8,9 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -213,10 +215,6 @@ func TestFastPathEndToEnd(t *testing.T) {
 	if !s.slowSet.Contains(slow) {
 		t.Errorf("healed: left the slow set before slowpeer.slow.leave.after")
 	}
-	// A dead agent is never a suspect: the heartbeats stop.
-	if st, _ := s.nodes.State(clock.Now(), slow); st != Live {
-		t.Fatalf("state %s", st)
-	}
 }
 
 // With slowpeer.suspect.enabled false the service asks no probes and
@@ -235,5 +233,31 @@ func TestFastPathOff(t *testing.T) {
 	a.run(s, time.Minute)
 	if vs := getSuspects(t, srv.URL); len(vs) != 0 || a.asked != 0 || s.slowSet.Len() != 0 {
 		t.Fatalf("off: suspects %+v, %d probes asked, slow set %v", vs, a.asked, s.slowSet.Nodes())
+	}
+}
+
+// A DataNode in dfs.hosts.exclude is never a suspect, however slow.
+func TestFastPathExcluded(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "dfs.exclude")
+	s, clock, _ := newTestServer(t, func(c *Config) { c.HostsExcludeFile = path })
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	a := newFakeAgents(t, srv.URL, clock, 6)
+	slow := a.nodes[4]
+	if err := os.WriteFile(path, []byte(slow+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.RefreshNodes(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	a.lat = func(_, to string) float64 {
+		if to == slow {
+			return 5
+		}
+		return 0.2
+	}
+	a.run(s, time.Minute)
+	if vs := getSuspects(t, srv.URL); len(vs) != 0 || s.slowSet.Len() != 0 {
+		t.Fatalf("excluded: suspects %+v, slow set %v", vs, s.slowSet.Nodes())
 	}
 }
