@@ -261,3 +261,41 @@ func TestFastPathExcluded(t *testing.T) {
 		t.Fatalf("excluded: suspects %+v, slow set %v", vs, s.slowSet.Nodes())
 	}
 }
+
+// The heartbeat handler with a fast path's evidence (three recent
+// latencies: three seconds of an agent's blocks) beside one without it,
+// the fast path on and off, in the same run.
+func BenchmarkHeartbeatRecent(b *testing.B) {
+	for _, on := range []bool{true, false} {
+		b.Run(fmt.Sprintf("fastpath=%v", on), func(b *testing.B) {
+			s, _, _ := newTestServer(b, func(c *Config) { c.SuspectEnabled = on })
+			h := s.Handler()
+			bodies := make([][]byte, 1000)
+			name := func(i int) string { return fmt.Sprintf("10.1.%d.%d:9866", i/250, 1+i%250) }
+			for i := range bodies {
+				hb := reports.Heartbeat{Node: name(i)}
+				for j := 1; j <= 3; j++ {
+					hb.RecentLatencies = append(hb.RecentLatencies,
+						reports.RecentLatency{Node: name((i + j) % len(bodies)), LatencyMs: 0.21 + float64(j)/100, Blocks: 1})
+				}
+				body, err := json.Marshal(hb)
+				if err != nil {
+					b.Fatal(err)
+				}
+				bodies[i] = body
+			}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				req := httptest.NewRequest("POST", HeartbeatPath, bytes.NewReader(bodies[i%len(bodies)]))
+				req.Header.Set("Content-Type", "application/json")
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, req)
+				if w.Code != http.StatusOK {
+					b.Fatal(w.Code, w.Body)
+				}
+				i++
+			}
+		})
+	}
+}
