@@ -119,12 +119,17 @@ func (d *Detector) plan(now time.Time, s *suspicion, live func(string) bool) *ro
 	if s.peer != "" {
 		target = s.peer
 	}
+	// The suspect probes too when it is an agent that answers (not one
+	// reading -hadoop-jmx).
+	answers := d.m.nodes[s.node] != nil && now.Sub(d.m.nodes[s.node].reported) < recentEvidence
 	for i, w := range ws {
 		r.want(w, target)
 		r.want(w, r.controls[i])
-		r.want(s.node, w)
+		if answers {
+			r.want(s.node, w)
+		}
 	}
-	if s.peer != "" {
+	if s.peer != "" && answers {
 		r.want(s.node, s.peer)
 	}
 	for _, a := range r.order() {
