@@ -284,18 +284,7 @@ func BenchmarkHeartbeatRecent(b *testing.B) {
 				}
 				bodies[i] = body
 			}
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				req := httptest.NewRequest("POST", HeartbeatPath, bytes.NewReader(bodies[i%len(bodies)]))
-				req.Header.Set("Content-Type", "application/json")
-				w := httptest.NewRecorder()
-				h.ServeHTTP(w, req)
-				if w.Code != http.StatusOK {
-					b.Fatal(w.Code, w.Body)
-				}
-				i++
-			}
+			benchHeartbeats(b, h, bodies)
 		})
 	}
 }
