@@ -288,3 +288,30 @@ func BenchmarkHeartbeatRecent(b *testing.B) {
 		})
 	}
 }
+
+// The service says what the number of live DataNodes lets the fast path
+// tell, when that changes; a heartbeat with malformed evidence gets 400
+// and changes nothing.
+func TestFastPathClusterSizeAndBadEvidence(t *testing.T) {
+	s, clock, logs := newTestServer(t, nil)
+	for i := range 3 {
+		mustHeartbeat(t, s, reports.Heartbeat{Node: fmt.Sprintf("10.2.0.%d:9866", i+1)})
+	}
+	s.StepSuspects(clock.Now())
+	if !strings.Contains(logs.String(), "fast path: 3 live DataNodes: it confirms a slow receiver only") {
+		t.Fatalf("log:\n%s", logs)
+	}
+	mustHeartbeat(t, s, reports.Heartbeat{Node: "10.2.0.4:9866"})
+	clock.Advance(time.Minute)
+	s.StepSuspects(clock.Now())
+	if !strings.Contains(logs.String(), "fast path: every kind can be confirmed") {
+		t.Fatalf("log:\n%s", logs)
+	}
+	w := do(t, s, "POST", HeartbeatPath, `{"node":"10.2.0.9:9866","recentLatencies":[{"node":"10.2.0.1:9866","latencyMs":-1,"blocks":1}]}`)
+	if w.Code != http.StatusBadRequest {
+		t.Fatalf("malformed evidence: %d %s", w.Code, w.Body)
+	}
+	if _, ok := s.nodes.State(clock.Now(), "10.2.0.9:9866"); ok || s.fast.det.Opened() != 0 {
+		t.Fatal("a refused heartbeat changed something")
+	}
+}
