@@ -217,10 +217,19 @@ func TestFastPathEndToEnd(t *testing.T) {
 	}
 }
 
-// With slowpeer.suspect.enabled false the service asks no probes and
-// has no suspects.
+// With slowpeer.suspect.enabled false, or on a standby replica, the
+// service asks no probes and has no suspects.
 func TestFastPathOff(t *testing.T) {
-	s, clock, _ := newTestServer(t, func(c *Config) { c.SuspectEnabled = false })
+	for _, edit := range []func(*Config){
+		func(c *Config) { c.SuspectEnabled = false },
+		func(c *Config) { c.State = func() string { return "standby" } },
+	} {
+		fastPathOff(t, edit)
+	}
+}
+
+func fastPathOff(t *testing.T, edit func(*Config)) {
+	s, clock, _ := newTestServer(t, edit)
 	srv := httptest.NewServer(s.Handler())
 	defer srv.Close()
 	a := newFakeAgents(t, srv.URL, clock, 6)
