@@ -1,0 +1,274 @@
+package suspect
+
+import (
+	"slices"
+	"time"
+)
+
+// recentEvidence is how old a pair's latest latency may be to count in a
+// suspicion rule: a few coverage rounds of the agents.
+const recentEvidence = 2 * time.Minute
+
+// The rack relations of a pair.
+const (
+	sameRack = iota
+	otherRack
+)
+
+// obs is the latest latency of one pair, shared by its reporter's out
+// map and its peer's in map.
+type obs struct {
+	latencyMs float64
+	at        time.Time // the heartbeat that brought it
+	rel       int       // sameRack or otherRack
+}
+
+// member is what the model knows of one node.
+type member struct {
+	rack string
+	out  map[string]*obs // peer → latest from this node
+	in   map[string]*obs // reporter → latest towards this node
+	// level is the median of out, each over the cluster's level of its
+	// rack relation: 1 for a node that sends as the cluster does; 0 when
+	// not known.
+	level   float64
+	dirty   bool
+	version int64 // the cluster's levels level was computed with
+	// reported is the last heartbeat with recent latencies: the node is
+	// an agent that answers probe requests.
+	reported time.Time
+}
+
+// model holds the latest latencies and the levels. Not safe for
+// concurrent use: the Detector guards it.
+type model struct {
+	rackOf func(string) string
+	nodes  map[string]*member
+	// cluster is the median latency of every pair by rack relation, 0
+	// when not known; fullAt when it was last computed.
+	cluster [2]float64
+	fullAt  time.Time
+	pairs   int
+	dirty   bool
+	version int64     // counts the computations of cluster
+	scratch []float64 // levelOf's
+	// expiring are the nodes expireSome has yet to look at in its
+	// round, expireBatch how many a Step.
+	expiring    []string
+	expireBatch int
+}
+
+// expireSteps is how many Steps a round of expireSome takes: a minute.
+const expireSteps = 120
+
+// minLevelPeers is the fewest peers a node's level rests on: the median
+// of two peers, one of them slow, is half slow.
+const minLevelPeers = 3
+
+// fullEvery is how often the cluster's levels are recomputed once the
+// model holds more than smallModel pairs; smaller models, every refresh.
+const (
+	fullEvery  = 5 * time.Second
+	smallModel = 20000
+	// sampleSize bounds the pairs the cluster's levels are the median
+	// of: their median is within about 2 % of the spread of the whole's.
+	sampleSize = 4096
+)
+
+func newModel(rack func(string) string) *model {
+	return &model{rackOf: rack, nodes: make(map[string]*member)}
+}
+
+func (m *model) node(name string) *member {
+	n := m.nodes[name]
+	if n == nil {
+		n = &member{out: make(map[string]*obs), in: make(map[string]*obs)}
+		if m.rackOf != nil {
+			n.rack = m.rackOf(name)
+		}
+		m.nodes[name] = n
+	}
+	return n
+}
+
+// record keeps latencyMs as the latest of reporter → peer at now, and
+// returns the pair.
+func (m *model) record(now time.Time, reporter, peer string, latencyMs float64) *obs {
+	r := m.node(reporter)
+	o := r.out[peer]
+	if o == nil {
+		o = &obs{rel: m.relationOf(r, m.node(peer))}
+		r.out[peer] = o
+		m.node(peer).in[reporter] = o
+		m.pairs++
+	}
+	o.latencyMs, o.at = latencyMs, now
+	r.dirty, m.dirty = true, true
+	return o
+}
+
+// relation returns sameRack or otherRack for a pair.
+func (m *model) relation(a, b string) int {
+	return m.relationOf(m.nodes[a], m.nodes[b])
+}
+
+func (m *model) relationOf(a, b *member) int {
+	if a == nil || b == nil || a.rack == "" || b.rack == "" || a.rack == b.rack {
+		return sameRack
+	}
+	return otherRack
+}
+
+// refresh recomputes the cluster's levels at now, every fullEvery once
+// the model holds more than smallModel pairs (else whenever a pair
+// changed), from a sample of at most sampleSize pairs; the nodes' levels
+// follow lazily (levelOf). A level is the lower of the median of the
+// pairs and the median of the reporters' medians: a slow host is half the
+// pairs of a 4-node cluster but one reporter of four, a slow rack one
+// third of the pairs across racks but half of each reporter's.
+func (m *model) refresh(now time.Time) {
+	if !m.dirty || m.pairs > smallModel && now.Sub(m.fullAt) < fullEvery {
+		return
+	}
+	m.fullAt, m.dirty = now, false
+	m.version++
+	var pairs, nodes [2][]float64
+	var own []float64
+	seen := 0
+	for _, n := range m.nodes { // in Go's random order: a sample
+		for rel := range 2 {
+			own = own[:0]
+			for _, o := range n.out {
+				if o.rel == rel {
+					own = append(own, o.latencyMs)
+				}
+			}
+			pairs[rel] = append(pairs[rel], own...)
+			if len(own) > 0 {
+				nodes[rel] = append(nodes[rel], median(own))
+			}
+		}
+		if seen += len(n.out); seen >= sampleSize {
+			break
+		}
+	}
+	for rel := range 2 {
+		m.cluster[rel] = min(median(pairs[rel]), median(nodes[rel]))
+	}
+}
+
+// levelOf returns n's level, recomputed when n or the cluster's levels
+// changed since.
+func (m *model) levelOf(n *member) float64 {
+	if !n.dirty && n.version == m.version {
+		return n.level
+	}
+	n.dirty, n.version = false, m.version
+	m.scratch = m.scratch[:0]
+	for _, o := range n.out {
+		if e := m.level(o.rel); e > 0 {
+			m.scratch = append(m.scratch, o.latencyMs/e)
+		}
+	}
+	n.level = 0
+	if len(m.scratch) >= minLevelPeers {
+		n.level = median(m.scratch)
+	}
+	return n.level
+}
+
+// level returns the cluster's level of a rack relation (the other's when
+// that one is not known), 0 when nothing is known.
+func (m *model) level(rel int) float64 {
+	if e := m.cluster[rel]; e > 0 {
+		return e
+	}
+	return m.cluster[1-rel]
+}
+
+// expected returns the cluster's level for the pair's rack relation.
+func (m *model) expected(reporter, peer string) float64 {
+	return m.level(m.relation(reporter, peer))
+}
+
+// expectedOf returns the expected latency for the rule of a slow node:
+// the cluster's level, times the reporter's own level when it sends
+// slower than the cluster.
+func (m *model) expectedOf(reporter, peer string) float64 {
+	e := m.expected(reporter, peer)
+	if r := m.nodes[reporter]; r != nil {
+		e *= max(1, m.levelOf(r))
+	}
+	return e
+}
+
+// expireSome forgets the pairs older than learn of the next nodes of a
+// round over all of them, a round a minute at a Step every 500 ms, and
+// the nodes with nothing left: no Step holds the model for a whole scan.
+func (m *model) expireSome(now time.Time, learn time.Duration) {
+	if len(m.expiring) == 0 {
+		for name := range m.nodes {
+			m.expiring = append(m.expiring, name)
+		}
+		m.expireBatch = max(64, len(m.expiring)/expireSteps+1)
+	}
+	k := min(m.expireBatch, len(m.expiring))
+	for _, name := range m.expiring[:k] {
+		n := m.nodes[name]
+		if n == nil {
+			continue
+		}
+		for peer, o := range n.out {
+			if now.Sub(o.at) >= learn {
+				delete(n.out, peer)
+				if p := m.nodes[peer]; p != nil {
+					delete(p.in, name)
+				}
+				m.pairs--
+				n.dirty, m.dirty = true, true
+			}
+		}
+		if len(n.out) == 0 && len(n.in) == 0 && now.Sub(n.reported) >= learn {
+			delete(m.nodes, name)
+			m.dirty = true
+		}
+	}
+	clear(m.expiring[:k])
+	m.expiring = m.expiring[k:]
+}
+
+// forget drops a node and its pairs.
+func (m *model) forget(name string) {
+	n := m.nodes[name]
+	if n == nil {
+		return
+	}
+	for peer := range n.out {
+		if p := m.nodes[peer]; p != nil {
+			delete(p.in, name)
+		}
+		m.pairs--
+	}
+	for reporter := range n.in {
+		if r := m.nodes[reporter]; r != nil {
+			delete(r.out, name)
+			r.dirty = true
+		}
+		m.pairs--
+	}
+	delete(m.nodes, name)
+	m.dirty = true
+}
+
+// median returns the median of xs (reordered), 0 for none.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	slices.Sort(xs)
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
+}
