@@ -64,6 +64,7 @@ func (d *diagnoser) forget(node string) bool {
 	d.mu.Lock()
 	_, pending := d.pending[node]
 	delete(d.pending, node)
+	d.seats.release(node)
 	d.mu.Unlock()
 	d.stepMu.Lock()
 	defer d.stepMu.Unlock()

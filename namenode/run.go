@@ -37,6 +37,7 @@ func (s *Server) Step(now time.Time) StepResult {
 		Died:      s.nodes.Check(now),
 		Forgotten: s.nodes.Forget(now, s.cfg.DataNodeForgetAfter),
 	}
+	s.diag.died(res.Died)
 	names, n := s.registered.take()
 	logNodes(s.log, slog.LevelInfo, "datanodes are live", names, n)
 	logNodes(s.log, slog.LevelWarn, "datanodes are dead", res.Died, len(res.Died),

@@ -107,6 +107,9 @@ func (t *DataNodes) Restore(now time.Time, node string, last time.Time) bool {
 		t.nodes[node] = n
 		t.sorted.Store(nil)
 	}
+	if !ok || t.isDead(now, n.last) {
+		n.since = last // its run began no later than that
+	}
 	n.last, n.reportedDead = last, t.isDead(now, last)
 	return true
 }
