@@ -43,6 +43,7 @@ func (s *Server) ForgetDataNode(now time.Time, node string) (State, error) {
 	listed := s.nodes.Remove(node)
 	reported := s.tracker.Forget(node) > 0
 	s.ingest.Unlock()
+	s.changes.Add(1)
 	measured := s.diag.forget(node)
 	left := s.dropFromSlowSets(now, func(n string) bool { return n == node }, "forgotten by an operator")
 	s.decisions.forget(node)

@@ -111,6 +111,9 @@ func (s *Server) heartbeat(c *gin.Context) {
 	if revived {
 		s.registered.add(hb.Node)
 	}
+	if revived || hb.HasReport() {
+		s.changes.Add(1)
+	}
 	if hb.PeerLatencies == nil && len(hb.SlowPeers) > 0 {
 		s.diag.sawRawReport(now)
 	}

@@ -1,0 +1,273 @@
+package namenode
+
+import (
+	"bytes"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/metrics"
+	"runtime/pprof"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fillEveryLimit posts, in-process and without a token, what fills every
+// default limit of cfg at once: MaxDataNodes DataNodes, each naming 20 of
+// MaxSlowNodes slow nodes (MaxTrackerEntries entries at the defaults);
+// the first MaxDiagnosisReporters of them send MaxPeerLatencies
+// peerLatencies of peers nobody else names (the most distinct names the
+// matrix can be made to hold), twice, with a diagnosis in between, so
+// that the matrix is full and a row of each waits besides. It returns
+// how many heartbeats were refused.
+func fillEveryLimit(s *Server) int {
+	cfg := s.Config()
+	h := s.Handler()
+	var body bytes.Buffer
+	refused := 0
+	post := func(i int, latencies bool) {
+		body.Reset()
+		fmt.Fprintf(&body, `{"node":"dn-%d.example:9866","slowPeers":[`, i)
+		for j := range 20 {
+			if j > 0 {
+				body.WriteByte(',')
+			}
+			fmt.Fprintf(&body, `{"node":"dn-%d.example:9866","latencyMs":50,"medianMs":2,"madMs":0.5,"upperLimitMs":6}`,
+				cfg.MaxDataNodes+(i*20+j)%cfg.MaxSlowNodes)
+		}
+		body.WriteByte(']')
+		if latencies {
+			body.WriteString(`,"peerLatencies":[`)
+			for j := range cfg.MaxPeerLatencies {
+				if j > 0 {
+					body.WriteByte(',')
+				}
+				fmt.Fprintf(&body, `{"node":"peer-%d-%d.example:9866","latencyMs":%d.5,"samples":500}`, i, j, 1+j%7)
+			}
+			body.WriteByte(']')
+		}
+		body.WriteByte('}')
+		req := httptest.NewRequest("POST", HeartbeatPath, bytes.NewReader(body.Bytes()))
+		req.Header.Set("Content-Type", "application/json")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		if w.Code != http.StatusOK {
+			refused++
+		}
+	}
+	for i := range cfg.MaxDataNodes {
+		post(i, i < cfg.MaxDiagnosisReporters)
+	}
+	s.Diagnose(s.now())
+	for i := range cfg.MaxDiagnosisReporters {
+		post(i, true)
+	}
+	return refused
+}
+
+// heapPeak runs f while sampling the heap in use every 100 µs, and
+// returns the most it grew above what it was before f.
+func heapPeak(f func()) uint64 {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	read := func() uint64 { metrics.Read(sample); return sample[0].Value.Uint64() }
+	runtime.GC()
+	base := read()
+	var peak uint64
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(100 * time.Microsecond)
+		defer t.Stop()
+		for {
+			peak = max(peak, read())
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	})
+	f()
+	close(done)
+	wg.Wait()
+	peak = max(peak, read())
+	if peak < base {
+		return 0
+	}
+	return peak - base
+}
+
+// BenchmarkEveryLimitFull fills every default limit at once
+// (fillEveryLimit: 50 000 DataNodes, 1 000 000 tracker entries, 10 000
+// slow nodes, 10 000 rows of 64 peerLatencies in the matrix and as many
+// pending), then reads the large answers and saves the state file. It
+// reports the Go heap in use when full (heap-MiB), the heap's peak growth
+// while each answer is written (MiB), the state file's size and the time
+// of a save, the process's peak RSS (VmHWM, the test's own garbage
+// included), and MemoryBudget's figure for the same limits.
+//
+//	go test ./namenode -run '^$' -bench EveryLimitFull -benchtime 1x
+func BenchmarkEveryLimitFull(b *testing.B) {
+	for b.Loop() {
+		before := heapInUse()
+		cfg := DefaultConfig()
+		cfg.Logger = slog.New(slog.DiscardHandler)
+		s, err := New(cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		refused := fillEveryLimit(s)
+		b.ReportMetric(float64(heapInUse()-before)/(1<<20), "heap-MiB")
+		if p := os.Getenv("SLOWPEER_HEAP_PROFILE"); p != "" {
+			f, _ := os.Create(p)
+			pprof.WriteHeapProfile(f)
+			f.Close()
+		}
+		b.ReportMetric(float64(refused), "refused")
+		b.ReportMetric(float64(s.Tracker().Entries()), "entries")
+		b.ReportMetric(float64(s.diag.matrix.Len()), "cells")
+		h := s.Handler()
+		for _, r := range []struct{ path, unit string }{
+			{StatePath, "state-answer-MiB"},
+			{DataNodesPath, "datanodes-answer-MiB"},
+			{SlowPeersPath + "?top=100000", "slowpeers-answer-MiB"},
+			{JMXPath, "jmx-answer-MiB"},
+		} {
+			peak := heapPeak(func() {
+				w := httptest.NewRecorder()
+				w.Body = nil // discard: what is measured is the service's
+				h.ServeHTTP(discardRecorder{w}, httptest.NewRequest("GET", r.path, nil))
+			})
+			b.ReportMetric(float64(peak)/(1<<20), r.unit)
+		}
+		path := filepath.Join(b.TempDir(), "state.json")
+		var took time.Duration
+		peak := heapPeak(func() {
+			start := time.Now()
+			if err := s.SaveStateFile(s.now(), path); err != nil {
+				b.Fatal(err)
+			}
+			took = time.Since(start)
+		})
+		b.ReportMetric(float64(peak)/(1<<20), "state-save-MiB")
+		b.ReportMetric(took.Seconds()*1000, "state-save-ms")
+		b.ReportMetric(float64(fileSize(b, path))/(1<<20), "state-file-MiB")
+		b.ReportMetric(float64(peakRSS())/(1<<20), "peak-rss-MiB")
+		b.ReportMetric(float64(MemoryBudget(cfg).Total())/(1<<20), "budget-MiB")
+		runtime.KeepAlive(s)
+	}
+}
+
+// discardRecorder is a ResponseWriter that throws the body away.
+type discardRecorder struct{ *httptest.ResponseRecorder }
+
+func (d discardRecorder) Write(p []byte) (int, error)       { return len(p), nil }
+func (d discardRecorder) WriteString(p string) (int, error) { return len(p), nil }
+
+// BenchmarkHeartbeatEveryLimitFull: with every limit full
+// (fillEveryLimit), heartbeats of known DataNodes through the handler —
+// 9 in 10 plain, 1 in 10 with a report and 64 peerLatencies — while
+// another goroutine does the service's periodic work without pause: the
+// diagnosis, the state file, a read of /v1/state and of /slowpeers?top=100000.
+// It reports the heartbeats' p50, p99 and max.
+//
+//	go test ./namenode -run '^$' -bench HeartbeatEveryLimitFull -benchtime 20000x
+func BenchmarkHeartbeatEveryLimitFull(b *testing.B) {
+	cfg := DefaultConfig()
+	cfg.Logger = slog.New(slog.DiscardHandler)
+	s, err := New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	fillEveryLimit(s)
+	h := s.Handler()
+	path := filepath.Join(b.TempDir(), "state.json")
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			s.Diagnose(s.now())
+			if err := s.SaveStateFile(s.now(), path); err != nil {
+				b.Error(err)
+				return
+			}
+			for _, p := range []string{StatePath, SlowPeersPath + "?top=100000"} {
+				h.ServeHTTP(discardRecorder{httptest.NewRecorder()}, httptest.NewRequest("GET", p, nil))
+			}
+		}
+	})
+	bodies := make([][]byte, 100)
+	for i := range bodies {
+		if i%10 != 0 {
+			bodies[i] = fmt.Appendf(nil, `{"node":"dn-%d.example:9866"}`, i*37)
+			continue
+		}
+		var body bytes.Buffer
+		fmt.Fprintf(&body, `{"node":"dn-%d.example:9866","slowPeers":[],"peerLatencies":[`, i)
+		for j := range cfg.MaxPeerLatencies {
+			if j > 0 {
+				body.WriteByte(',')
+			}
+			fmt.Fprintf(&body, `{"node":"dn-%d.example:9866","latencyMs":1.5,"samples":500}`, 20000+j)
+		}
+		body.WriteString("]}")
+		bodies[i] = body.Bytes()
+	}
+	took := make([]time.Duration, 0, b.N)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		req := httptest.NewRequest("POST", HeartbeatPath, bytes.NewReader(bodies[i%len(bodies)]))
+		req.Header.Set("Content-Type", "application/json")
+		w := httptest.NewRecorder()
+		start := time.Now()
+		h.ServeHTTP(w, req)
+		took = append(took, time.Since(start))
+		if w.Code != http.StatusOK {
+			b.Fatalf("heartbeat: %d %s", w.Code, w.Body)
+		}
+	}
+	b.StopTimer()
+	close(stop)
+	wg.Wait()
+	slices.Sort(took)
+	q := func(p float64) float64 { return took[int(p*float64(len(took)-1))].Seconds() * 1000 }
+	b.ReportMetric(q(0.5), "p50-ms")
+	b.ReportMetric(q(0.99), "p99-ms")
+	b.ReportMetric(q(1), "max-ms")
+}
+
+func fileSize(b *testing.B, path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return fi.Size()
+}
+
+// peakRSS returns the process's peak resident set (VmHWM) from /proc, or 0.
+func peakRSS() uint64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for line := range strings.Lines(string(data)) {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
