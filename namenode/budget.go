@@ -16,13 +16,13 @@ const (
 	dataNodeBytes = 256
 	// trackerEntryBytes: a (slow node, reporter) entry of the tracker
 	// with its report.
-	trackerEntryBytes = 160
+	trackerEntryBytes = 72
 	// slowNodeBytes: a slow node of the tracker beyond its entries (its
 	// map entries and index).
 	slowNodeBytes = 256
 	// cellBytes: a cell of the diagnosis matrix (24 bytes) with the
 	// interned id of a peer that nobody else names, the worst case.
-	cellBytes = 144
+	cellBytes = 128
 	// pendingCellBytes: a peerLatencies entry of a row waiting for the
 	// next diagnosis, as the heartbeat's parser made it.
 	pendingCellBytes = 72
@@ -66,10 +66,12 @@ func (b Budget) Heap() int64 {
 	return n
 }
 
-// Total returns the resident memory the budget allows: the live heap
-// twice over (the garbage collector lets the heap grow to twice what is
-// live before it collects, GOGC=100) plus the runtime.
-func (b Budget) Total() int64 { return 2*b.Heap() + runtimeBytes }
+// Total returns the resident memory the budget allows: the live heap, half
+// as much again for garbage between two collections, and the runtime.
+// The service makes it its soft memory limit (cmd/slowpeer): without one,
+// the garbage collector lets the heap grow to twice what is live
+// (GOGC=100) before it collects.
+func (b Budget) Total() int64 { return b.Heap() + b.Heap()/2 + runtimeBytes }
 
 // String writes the budget as "part N MiB, ..., total N MiB".
 func (b Budget) String() string {
