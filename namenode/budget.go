@@ -29,14 +29,17 @@ const (
 	// fitCellBytes: the diagnosis's buffers (the fit, its cells and
 	// findings), per cell.
 	fitCellBytes = 96
-	// answerBytes bounds the heap an answer or the state file holds
-	// while it is written: they stream, a page of answerPage entries at
-	// a time (stream.go), per request at once.
+	// jmxNodeBytes: /jmx's LiveNodes, per DataNode, while it is written
+	// (built whole, as Hadoop's JMX servlet does; a heavy route, one at
+	// a time on two cores).
+	jmxNodeBytes = 1600
+	// answerBytes bounds the heap a streamed answer (/v1/state,
+	// /v1/datanodes, /slowpeers) or the state file holds while it is
+	// written: a page of statePage entries (statestream.go).
 	answerBytes = 4 << 20
-	// answersAtOnce is how many large answers (the state file, /v1/state,
-	// /v1/datanodes, /slowpeers, /jmx, the dashboard) the budget counts
-	// as written at the same time.
-	answersAtOnce = 4
+	// answersAtOnce is how many streamed answers the budget counts as
+	// written at the same time.
+	answersAtOnce = 2
 	// runtimeBytes is the Go runtime, the binary's own data and the
 	// libraries' (gin, the SQL store's caches), before anything is
 	// admitted.
@@ -66,12 +69,13 @@ func (b Budget) Heap() int64 {
 	return n
 }
 
-// Total returns the resident memory the budget allows: the live heap, half
-// as much again for garbage between two collections, and the runtime.
+// Total returns the resident memory the budget allows: the live heap, a
+// quarter as much again for garbage between two collections, and the
+// runtime.
 // The service makes it its soft memory limit (cmd/slowpeer): without one,
 // the garbage collector lets the heap grow to twice what is live
 // (GOGC=100) before it collects.
-func (b Budget) Total() int64 { return b.Heap() + b.Heap()/2 + runtimeBytes }
+func (b Budget) Total() int64 { return b.Heap() + b.Heap()/4 + runtimeBytes }
 
 // String writes the budget as "part N MiB, ..., total N MiB".
 func (b Budget) String() string {
@@ -97,6 +101,7 @@ func MemoryBudget(cfg Config) Budget {
 		{"peerLatencies cells", cells * cellBytes},
 		{"pending rows", cells * pendingCellBytes},
 		{"diagnosis", cells * fitCellBytes},
-		{"answers and state file", answersAtOnce * answerBytes},
+		{"/jmx", int64(cfg.MaxDataNodes) * jmxNodeBytes},
+		{"streamed answers and state file", answersAtOnce * answerBytes},
 	}}
 }
