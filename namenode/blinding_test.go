@@ -115,6 +115,7 @@ func TestFloodCannotBlindDiagnosis(t *testing.T) {
 		t.Fatal("the slow node is not found even without the flood")
 	}
 	got, statuses, s := periodFound(t, true, fakes)
+	t.Logf("found in period %d with the flood, %d without; flood answers %v", got, base, statuses)
 	if got < 0 || got > base+1 {
 		t.Fatalf("with the flood the slow node is found in period %d, without in %d", got, base)
 	}
