@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -30,11 +29,7 @@ func latencyFlood(s *Server, ids, peers int, seed int) map[int]int {
 			fmt.Fprintf(&body, `{"node":"peer-%d-%d.example:9866","latencyMs":%d,"samples":500}`, seed, (i*31+j)%50000, 1+j%40)
 		}
 		body.WriteString("]}")
-		req := httptest.NewRequest("POST", HeartbeatPath, bytes.NewReader(body.Bytes()))
-		req.Header.Set("Content-Type", "application/json")
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, req)
-		statuses[w.Code]++
+		statuses[post(h, body.Bytes())]++
 	}
 	return statuses
 }

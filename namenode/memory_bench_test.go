@@ -13,8 +13,6 @@ import (
 	"runtime/metrics"
 	"runtime/pprof"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -33,7 +31,7 @@ func fillEveryLimit(s *Server) int {
 	h := s.Handler()
 	var body bytes.Buffer
 	refused := 0
-	post := func(i int, latencies bool) {
+	send := func(i int, latencies bool) {
 		body.Reset()
 		fmt.Fprintf(&body, `{"node":"dn-%d.example:9866","slowPeers":[`, i)
 		for j := range 20 {
@@ -55,20 +53,16 @@ func fillEveryLimit(s *Server) int {
 			body.WriteByte(']')
 		}
 		body.WriteByte('}')
-		req := httptest.NewRequest("POST", HeartbeatPath, bytes.NewReader(body.Bytes()))
-		req.Header.Set("Content-Type", "application/json")
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, req)
-		if w.Code != http.StatusOK {
+		if post(h, body.Bytes()) != http.StatusOK {
 			refused++
 		}
 	}
 	for i := range cfg.MaxDataNodes {
-		post(i, i < cfg.MaxDiagnosisReporters)
+		send(i, i < cfg.MaxDiagnosisReporters)
 	}
 	s.Diagnose(s.now())
 	for i := range cfg.MaxDiagnosisReporters {
-		post(i, true)
+		send(i, true)
 	}
 	return refused
 }
@@ -262,19 +256,4 @@ func fileSize(b *testing.B, path string) int64 {
 		b.Fatal(err)
 	}
 	return fi.Size()
-}
-
-// peakRSS returns the process's peak resident set (VmHWM) from /proc, or 0.
-func peakRSS() uint64 {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for line := range strings.Lines(string(data)) {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, _ := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
 }
