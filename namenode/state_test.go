@@ -259,6 +259,10 @@ func TestStateFileOnlyWhenChanged(t *testing.T) {
 	}
 	f.save(true)
 	mustHeartbeat(t, s, report("10.0.0.2:9866", "10.0.0.9:9866"))
+	if f.took = time.Second; f.due(false) || !f.due(true) {
+		t.Fatal("a new report within 10 times the last save's duration: due at the end only")
+	}
+	clock.Advance(stateSaveSpacing * time.Second)
 	if !f.due(false) {
 		t.Fatal("a new report, not due")
 	}

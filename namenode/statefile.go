@@ -114,7 +114,8 @@ func (s *Server) StartState(ctx context.Context, peers []string, client *http.Cl
 }
 
 // RunStateFile saves the state to path when it changed (a report, a node
-// new, back, dead or forgotten, an import), at most every interval, and
+// new, back, dead or forgotten, an import), at most every interval and
+// every stateSaveSpacing times the last save's duration, and
 // at least every stateRefreshEvery while heartbeats arrive, so that the
 // file's heartbeat times stay recent; and once more when ctx ends. A
 // save streams the state to the file (WriteState): its memory does not
@@ -159,11 +160,12 @@ type stateFile struct {
 	path string
 
 	mu      sync.Mutex
-	saved   bool      // the file was written since the start
-	changes uint64    // Server.changes when it was
-	at      time.Time // when it was
-	beats   uint64    // heartbeats accepted then
-	failing bool      // the last save failed
+	saved   bool          // the file was written since the start
+	changes uint64        // Server.changes when it was
+	at      time.Time     // when it was
+	took    time.Duration // how long it took
+	beats   uint64        // heartbeats accepted then
+	failing bool          // the last save failed
 }
 
 // stateRefreshEvery is how old the file's heartbeat times may grow while
@@ -171,13 +173,27 @@ type stateFile struct {
 // (their dead-node expiry is minutes longer).
 func (s *Server) stateRefreshEvery() time.Duration { return s.cfg.DeadAfter() / 2 }
 
+// stateSaveSpacing is how many times its own duration the state file is
+// left alone after a save: a state of 100 MB that takes 3 s to write is
+// written at most every 30 s however fast it changes, a tenth of a core,
+// and a crash loses at most that much of the reports (the agents send
+// theirs again every report interval).
+const stateSaveSpacing = 10
+
 // due reports whether the state may differ from the file's: it changed,
 // or heartbeats arrived and the file is stateRefreshEvery old (or, when
-// final, heartbeats arrived at all).
+// final, heartbeats arrived at all); and, unless final, the last save is
+// stateSaveSpacing times its duration old.
 func (f *stateFile) due(final bool) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if !f.saved || f.s.changes.Load() != f.changes {
+	if !f.saved {
+		return true
+	}
+	if !final && f.s.now().Sub(f.at) < stateSaveSpacing*f.took {
+		return false
+	}
+	if f.s.changes.Load() != f.changes {
 		return true
 	}
 	beats := f.s.metrics.heartbeats.Get() != f.beats
@@ -191,7 +207,9 @@ func (f *stateFile) save(force bool) error {
 	defer f.mu.Unlock()
 	now := f.s.now()
 	changes, beats := f.s.changes.Load(), f.s.metrics.heartbeats.Get()
+	start := time.Now()
 	err := f.s.SaveStateFile(now, f.path)
+	took := time.Since(start)
 	if err != nil {
 		if !f.failing && !force {
 			f.s.log.Error("save state", slog.Any("err", err))
@@ -202,6 +220,6 @@ func (f *stateFile) save(force bool) error {
 	if f.failing {
 		f.s.log.Info("state saved again", slog.String("file", f.path))
 	}
-	f.failing, f.saved, f.changes, f.at, f.beats = false, true, changes, now, beats
+	f.failing, f.saved, f.changes, f.at, f.took, f.beats = false, true, changes, now, took, beats
 	return nil
 }
