@@ -26,10 +26,11 @@ const cellsKeptSteps = 5
 // least trusted evicted first). Heartbeats hand their rows over with
 // offer, which never waits for a fit: the latest row of each reporter
 // waits in pending (a newer row replaces one not yet applied, as the
-// matrix would replace it: pending holds at most a row per seat). step, run by one goroutine at a time, applies the pending
-// rows (telling the link confirmer of each), fits and returns what to
-// publish; readers take the last publication (last), which is never
-// modified. Safe for concurrent use.
+// matrix would replace it: pending holds at most a row per seat). step,
+// run by one goroutine at a time, applies the pending rows (telling the
+// link confirmer of each), fits and returns what to publish; readers take
+// the last publication (last), which is never modified. Safe for
+// concurrent use.
 type diagnoser struct {
 	log      *slog.Logger
 	validity time.Duration
