@@ -113,6 +113,10 @@ type Config struct {
 	// RollingWindows is slowpeer.rolling.windows, default 3 (Hadoop
 	// hard-codes 36).
 	RollingWindows int
+	// MaxPeerLatencies is slowpeer.max.peer.latencies, default 64: the
+	// most entries of the peerLatencies sent with a report (the slowest
+	// half and the peers with most samples, heartbeatLatencies).
+	MaxPeerLatencies int
 
 	// ProbeInterval is slowpeer.probe.interval, default 1s: the time between
 	// the starts of two probe blocks of this agent.
@@ -226,6 +230,7 @@ func DefaultConfig() Config {
 		LowThreshold:               DefaultLowThreshold,
 		RollingWindow:              DefaultRollingWindow,
 		RollingWindows:             DefaultRollingWindows,
+		MaxPeerLatencies:           DefaultMaxPeerLatencies,
 		ProbeInterval:              DefaultProbeInterval,
 		ProbePackets:               DefaultProbePackets,
 		ProbePacketBytes:           DefaultProbePacketBytes,

@@ -37,6 +37,11 @@ const (
 	// HadoopMinOutlierDetectionSamples is Hadoop's default.
 	HadoopMinOutlierDetectionSamples = 1000
 
+	// MaxPeerLatenciesKey and DefaultMaxPeerLatencies: the most
+	// peerLatencies an agent sends (reports, shared with the service).
+	MaxPeerLatenciesKey     = reports.MaxPeerLatenciesKey
+	DefaultMaxPeerLatencies = reports.DefaultMaxPeerLatencies
+
 	// MinOutlierDetectionNodesKey is the number of peers the outlier test
 	// needs to run.
 	MinOutlierDetectionNodesKey = "dfs.datanode.min.outlier.detection.nodes"

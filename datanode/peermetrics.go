@@ -25,6 +25,7 @@ import (
 type PeerMetrics struct {
 	averages   *rolling.Averages
 	minSamples int64
+	maxSent    int          // the most peerLatencies sent (MaxPeerLatencies)
 	blocks     blockMedians // of the agent's own probe blocks (blockmedians.go)
 
 	// mu guards the detector, which is not safe for concurrent use, and
@@ -44,7 +45,7 @@ type PeerMetrics struct {
 // NewPeerMetrics returns an empty PeerMetrics that uses the rolling
 // windows (RollingWindow, RollingWindows), the outlier settings
 // (MinOutlierDetectionSamples, MinOutlierDetectionNodes, LowThreshold) and
-// ProbeMaxFailures of cfg; it reads no other field. It panics if those
+// ProbeMaxFailures and MaxPeerLatencies of cfg; it reads no other field. It panics if those
 // fields are invalid, as Config.Validate would report.
 func NewPeerMetrics(cfg Config) *PeerMetrics {
 	if err := cfg.validateMetrics(); err != nil {
@@ -53,6 +54,7 @@ func NewPeerMetrics(cfg Config) *PeerMetrics {
 	return &PeerMetrics{
 		averages:   rolling.New(cfg.RollingWindow, cfg.RollingWindows),
 		minSamples: cfg.MinOutlierDetectionSamples,
+		maxSent:    cfg.MaxPeerLatencies,
 		blocks:     blockMedians{span: cfg.RollingSpan()},
 		detector:   outlier.New(cfg.MinOutlierDetectionNodes, cfg.LowThreshold),
 

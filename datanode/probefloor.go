@@ -5,6 +5,7 @@ import (
 	"context"
 	"net"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/slowpeer/slowpeer/reports"
@@ -62,10 +63,8 @@ func dialer(cfg Config) dialFunc {
 // heartbeatLatencies turns the peers' averages into the heartbeat's
 // peerLatencies: for a peer the agent timed probe blocks to, the median
 // of its block medians of the last rolling windows' span (blockMedians),
-// else the average; leaving
-// out peers whose ids are not valid, and keeping at most
-// reports.MaxPeerLatencies, the ones with most samples. It is called
-// under m.mu.
+// else the average; leaving out peers whose ids are not valid, and keeping
+// at most MaxPeerLatencies (mostInformative). It is called under m.mu.
 func (m *PeerMetrics) heartbeatLatencies(now time.Time, avgs []rolling.Average) []reports.PeerLatency {
 	out := make([]reports.PeerLatency, 0, len(avgs))
 	var scratch [recentBlocks]float64
@@ -79,13 +78,26 @@ func (m *PeerMetrics) heartbeatLatencies(now time.Time, avgs []rolling.Average) 
 		}
 		out = append(out, reports.PeerLatency{Node: a.Key, LatencyMs: ms, Samples: a.Count})
 	}
-	if len(out) > reports.MaxPeerLatencies {
-		sortBySamples(out)
-		out = out[:reports.MaxPeerLatencies]
-	}
-	return out
+	return mostInformative(out, m.maxSent)
 }
 
-func sortBySamples(ps []reports.PeerLatency) {
-	slices.SortStableFunc(ps, func(a, b reports.PeerLatency) int { return cmp.Compare(b.Samples, a.Samples) })
+// mostInformative returns at most n of ps: the slowest
+// half (by latency, ties by id), which holds every peer the service could
+// find slow from this reporter, then the peers with most samples (ties by
+// id), whose cells are the steadiest and change little from one report to
+// the next, so that the service's median of each peer rests on the same
+// reporters. It reorders ps and returns a prefix of it.
+func mostInformative(ps []reports.PeerLatency, n int) []reports.PeerLatency {
+	if len(ps) <= n {
+		return ps
+	}
+	slices.SortFunc(ps, func(a, b reports.PeerLatency) int {
+		return cmp.Or(cmp.Compare(b.LatencyMs, a.LatencyMs), strings.Compare(a.Node, b.Node))
+	})
+	slow := (n + 1) / 2
+	rest := ps[slow:]
+	slices.SortFunc(rest, func(a, b reports.PeerLatency) int {
+		return cmp.Or(cmp.Compare(b.Samples, a.Samples), strings.Compare(a.Node, b.Node))
+	})
+	return ps[:n]
 }

@@ -2,11 +2,15 @@ package datanode
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/slowpeer/slowpeer/reports"
 )
 
 func TestProbeFloor(t *testing.T) {
@@ -186,5 +190,27 @@ func TestAgentSendsPeerLatencies(t *testing.T) {
 		if !hb.HasReport() && hb.PeerLatencies != nil {
 			t.Fatalf("peerLatencies on a heartbeat without a report: %+v", hb)
 		}
+	}
+}
+
+// mostInformative keeps the slowest half and then the peers with most
+// samples, whatever their order, and everything when under the limit.
+func TestMostInformative(t *testing.T) {
+	var ps []reports.PeerLatency
+	for i := range 10 {
+		ps = append(ps, reports.PeerLatency{Node: fmt.Sprintf("10.0.0.%d:9866", i+1),
+			LatencyMs: float64(i % 5), Samples: int64(100 * i)})
+	}
+	if got := mostInformative(slices.Clone(ps), 10); len(got) != 10 {
+		t.Fatalf("kept %d of 10 under the limit", len(got))
+	}
+	got := mostInformative(slices.Clone(ps), 4)
+	var names []string
+	for _, p := range got {
+		names = append(names, p.Node)
+	}
+	// Slowest: .10 and .5 (4 ms, by id); then most samples among the rest: .9, .8.
+	if want := "10.0.0.10:9866 10.0.0.5:9866 10.0.0.9:9866 10.0.0.8:9866"; strings.Join(names, " ") != want {
+		t.Fatalf("kept %s, want %s", strings.Join(names, " "), want)
 	}
 }

@@ -104,6 +104,8 @@ func (c Config) validateMetrics() error {
 		return fmt.Errorf("%s: %v is not positive", RollingWindowKey, c.RollingWindow)
 	case c.RollingWindows < 1:
 		return fmt.Errorf("%s: %d is less than 1", RollingWindowsKey, c.RollingWindows)
+	case c.MaxPeerLatencies < 1 || c.MaxPeerLatencies > reports.MaxPeerLatencies:
+		return fmt.Errorf("%s: %d is outside [1, %d]", MaxPeerLatenciesKey, c.MaxPeerLatencies, reports.MaxPeerLatencies)
 	}
 	return nil
 }

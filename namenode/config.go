@@ -207,6 +207,13 @@ type Config struct {
 	// MaxSlowNodes mirrors slowpeer.namenode.max.slow.nodes (default
 	// 10000): the most distinct nodes reported slow.
 	MaxSlowNodes int
+	// MaxPeerLatencies mirrors slowpeer.max.peer.latencies (default 64):
+	// the most peerLatencies a heartbeat may carry, and the cells kept
+	// per reporter.
+	MaxPeerLatencies int
+	// MaxDiagnosisReporters mirrors slowpeer.max.diagnosis.reporters
+	// (default 10000): the most rows of the diagnosis matrix.
+	MaxDiagnosisReporters int
 	// MetricsSlowNodes mirrors slowpeer.namenode.metrics.slow.nodes
 	// (default 50): the top slow nodes with a reporters series.
 	MetricsSlowNodes int
@@ -249,6 +256,8 @@ func DefaultConfig() Config {
 		MaxDataNodes:             DefaultMaxDataNodes,
 		MaxTrackerEntries:        DefaultMaxTrackerEntries,
 		MaxSlowNodes:             DefaultMaxSlowNodes,
+		MaxPeerLatencies:         DefaultMaxPeerLatencies,
+		MaxDiagnosisReporters:    DefaultMaxDiagnosisReporters,
 		MetricsSlowNodes:         DefaultMetricsSlowNodes,
 		DataNodeForgetAfter:      DefaultDataNodeForgetAfter,
 		MaxConnections:           DefaultMaxConnections,

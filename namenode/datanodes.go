@@ -70,7 +70,8 @@ type DataNodes struct {
 type dataNode struct {
 	mu       sync.Mutex
 	last     time.Time
-	httpAddr string // as the newest heartbeat announced it
+	since    time.Time // the first heartbeat of its current live run
+	httpAddr string    // as the newest heartbeat announced it
 	// reportedDead is set once Check has returned the node as dead, and
 	// cleared by its next heartbeat.
 	reportedDead bool
@@ -80,6 +81,9 @@ type dataNode struct {
 // before. The caller holds n.mu or the table's lock for writing.
 func (t *DataNodes) beat(n *dataNode, now time.Time) (revived bool) {
 	revived = t.isDead(now, n.last)
+	if revived {
+		n.since = now
+	}
 	if now.After(n.last) {
 		n.last = now
 	}
@@ -135,7 +139,7 @@ func (t *DataNodes) Heartbeat(now time.Time, node string) (revived bool, err err
 		if t.max > 0 && len(t.nodes) >= t.max {
 			return false, ErrTableFull
 		}
-		t.nodes[strings.Clone(node)] = &dataNode{last: now}
+		t.nodes[strings.Clone(node)] = &dataNode{last: now, since: now}
 		t.sorted.Store(nil)
 		return true, nil
 	}
@@ -159,6 +163,24 @@ func (t *DataNodes) Refresh(now time.Time, node, httpAddr string) (revived, know
 	revived = t.beat(n, now)
 	n.httpAddr = httpAddr
 	return revived, true
+}
+
+// LiveSince returns when node's current run of heartbeats began, and
+// false when the node is unknown or dead at now: how long a reporter has
+// been live is its trust in the diagnosis (seats.go).
+func (t *DataNodes) LiveSince(now time.Time, node string) (time.Time, bool) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	n, ok := t.nodes[node]
+	if !ok {
+		return time.Time{}, false
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if t.isDead(now, n.last) {
+		return time.Time{}, false
+	}
+	return n.since, true
 }
 
 // Admits reports whether a heartbeat from node would be registered: the

@@ -21,21 +21,29 @@ import (
 const cellsKeptSteps = 5
 
 // diagnoser keeps the reporter × peer matrix the agents' peerLatencies
-// fill, and the last diagnosis of it. Heartbeats hand their rows over
-// with offer, which never waits for a fit: the latest row of each
-// reporter waits in pending (a newer row replaces one not yet applied, as
-// the matrix would replace it: pending holds at most a row per admitted
-// DataNode). step, run by one goroutine at a time, applies the pending
-// rows (telling the link confirmer of each), fits and returns what to
-// publish; readers take the last publication (last), which is never
-// modified. Safe for concurrent use.
+// fill, and the last diagnosis of it. A reporter has a row only while it
+// holds one of the seats (seats.go: at most MaxDiagnosisReporters, the
+// least trusted evicted first). Heartbeats hand their rows over with
+// offer, which never waits for a fit: the latest row of each reporter
+// waits in pending (a newer row replaces one not yet applied, as the
+// matrix would replace it: pending holds at most a row per seat). step,
+// run by one goroutine at a time, applies the pending rows (telling the
+// link confirmer of each), fits and returns what to publish; readers take
+// the last publication (last), which is never modified. Safe for
+// concurrent use.
 type diagnoser struct {
 	log      *slog.Logger
 	validity time.Duration
 
-	// mu guards pending only: a heartbeat holds it for one map write.
+	// mu guards pending, seats and gone: a heartbeat holds it for a few
+	// map writes.
 	mu      sync.Mutex
 	pending map[string]pendingRow
+	seats   *seats
+	gone    []string // reporters whose rows the next step forgets
+
+	// evicted counts the rows given to more trusted reporters.
+	evicted atomic.Uint64
 
 	// rawAt is when (unix ns) a heartbeat last brought a slow-peer report
 	// without peerLatencies; 0: never. While such a report may be valid,
@@ -91,24 +99,59 @@ func newDiagnoser(cfg Config, log *slog.Logger) (*diagnoser, error) {
 	dc.MaxAge = cfg.ReportValidity()
 	dc.FloorMs = float64(cfg.SlowNodesFloor) / float64(time.Millisecond)
 	dc.Topology = cfg.Topology
+	dc.MaxReporters, dc.MaxPeers = cfg.MaxDiagnosisReporters, cfg.MaxPeerLatencies
 	m, err := diagnosis.New(dc)
 	if err != nil {
 		return nil, err
 	}
 	d := &diagnoser{log: log, validity: cfg.ReportValidity(), matrix: m,
-		pending: make(map[string]pendingRow), measured: make(map[string]time.Time)}
+		pending: make(map[string]pendingRow), seats: newSeats(cfg.MaxDiagnosisReporters),
+		measured: make(map[string]time.Time)}
 	if cfg.SlowSet.EnterAfter > 0 {
 		d.links = diagnosis.NewLinkConfirmer(dc.MinSamples, cfg.ReportValidity())
 	}
 	return d, nil
 }
 
-// offer hands over what reporter measured at now; the next step applies
-// it, replacing the reporter's row.
-func (d *diagnoser) offer(now time.Time, reporter string, latencies []reports.PeerLatency) {
+// admits reports whether offer would take a row of reporter, live since
+// since: it holds a seat, one is free, or it is more trusted than the
+// least trusted holder.
+func (d *diagnoser) admits(reporter string, since time.Time) bool {
 	d.mu.Lock()
+	defer d.mu.Unlock()
+	_, ok := d.seats.admits(reporter, since)
+	return ok
+}
+
+// offer hands over what reporter, live since since, measured at now; the
+// next step applies it, replacing the reporter's row. It returns false,
+// changing nothing, when reporter gets no seat (admits).
+func (d *diagnoser) offer(now time.Time, reporter string, since time.Time, latencies []reports.PeerLatency) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	evicted, ok := d.seats.take(reporter, since, now)
+	if !ok {
+		return false
+	}
+	if evicted != "" {
+		delete(d.pending, evicted)
+		d.gone = append(d.gone, evicted)
+		d.evicted.Add(1)
+	}
 	d.pending[reporter] = pendingRow{at: now, latencies: latencies}
-	d.mu.Unlock()
+	return true
+}
+
+// died tells the seats of the reporters that were found dead.
+func (d *diagnoser) died(nodes []string) {
+	if len(nodes) == 0 {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, n := range nodes {
+		d.seats.died(n)
+	}
 }
 
 // sawRawReport notes that a slow-peer report without peerLatencies
@@ -127,9 +170,13 @@ func (d *diagnoser) current() *diagnosisResult {
 // holds stepMu.
 func (d *diagnoser) apply() {
 	d.mu.Lock()
-	rows := d.pending
-	d.pending = make(map[string]pendingRow, len(rows))
+	rows, gone := d.pending, d.gone
+	d.pending, d.gone = make(map[string]pendingRow, len(rows)), nil
 	d.mu.Unlock()
+	for _, reporter := range gone {
+		d.matrix.Forget(reporter)
+		delete(d.measured, reporter)
+	}
 	// In the order they came, as the heartbeats would have applied them:
 	// when the matrix is full, the first ones are in.
 	order := make([]string, 0, len(rows))
@@ -146,6 +193,16 @@ func (d *diagnoser) apply() {
 		if d.links != nil {
 			d.links.Report(reporter, r.at, r.latencies)
 		}
+	}
+}
+
+// releaseStale frees the seats of reporters whose latest row is no
+// longer valid at now, as their cells are not.
+func (d *diagnoser) releaseStale(now time.Time) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, r := range d.seats.stale(now, d.validity) {
+		d.seats.release(r)
 	}
 }
 

@@ -143,7 +143,9 @@
 //	                                                          invalid, too_large, unauthorized,
 //	                                                          unsupported_type, limit_datanodes,
 //	                                                          limit_tracker_entries, limit_slow_nodes,
-//	                                                          too_many_disks, limit_disk_entries
+//	                                                          too_many_disks, limit_disk_entries,
+//	                                                          limit_peer_latencies,
+//	                                                          limit_diagnosis_reporters
 //	slowpeer_http_requests_refused_total{code}      counter   4xx answers of every route, by status
 //	slowpeer_http_connections                       gauge     connections open (Serve only)
 //	slowpeer_http_connections_evicted_total         counter   connections closed for room under the cap
@@ -156,6 +158,8 @@
 //	                                                          members of the slow set
 //	slowpeer_slow_set_links                         gauge     links in the slow set of links
 //	slowpeer_slow_node_findings{kind}               gauge     findings of the last diagnosis
+//	slowpeer_diagnosis_reporters                    gauge     reporters holding a row of the matrix
+//	slowpeer_diagnosis_rows_evicted_total           counter   rows given to a reporter live for longer
 //	slowpeer_tracker_entries                        gauge     (slow node, reporter) entries held
 //	slowpeer_disk_entries                           gauge     volumes held, reported slow or measured
 //	slowpeer_slow_disk_reports                      gauge     disks a valid slow-disk report names

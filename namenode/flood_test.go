@@ -40,13 +40,18 @@ func flood(s *Server, ids, peers int, seed uint64) map[int]int {
 			body.WriteByte(']')
 		}
 		body.WriteByte('}')
-		req := httptest.NewRequest("POST", HeartbeatPath, bytes.NewReader(body.Bytes()))
-		req.Header.Set("Content-Type", "application/json")
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, req)
-		statuses[w.Code]++
+		statuses[post(h, body.Bytes())]++
 	}
 	return statuses
+}
+
+// post posts a heartbeat's body to h and returns the answer's status.
+func post(h http.Handler, body []byte) int {
+	req := httptest.NewRequest("POST", HeartbeatPath, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	return w.Code
 }
 
 // heapInUse returns the bytes of live heap objects after a GC, as
@@ -59,13 +64,20 @@ func heapInUse() uint64 {
 }
 
 // rssBytes returns the process's resident set from /proc, or 0.
-func rssBytes() uint64 {
+func rssBytes() uint64 { return procStatus("VmRSS:") }
+
+// peakRSS returns the process's peak resident set (VmHWM), or 0.
+func peakRSS() uint64 { return procStatus("VmHWM:") }
+
+// procStatus returns the field of /proc/self/status (in kB there) in
+// bytes, or 0.
+func procStatus(field string) uint64 {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0
 	}
 	for line := range strings.Lines(string(b)) {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+		if v, ok := strings.CutPrefix(line, field); ok {
 			kb, _ := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
 			return kb << 10
 		}

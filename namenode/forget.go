@@ -43,6 +43,7 @@ func (s *Server) ForgetDataNode(now time.Time, node string) (State, error) {
 	listed := s.nodes.Remove(node)
 	reported := s.tracker.Forget(node) > 0
 	s.ingest.Unlock()
+	s.changes.Add(1)
 	measured := s.diag.forget(node)
 	if s.fast.det != nil {
 		s.fast.det.Forget(node)
@@ -67,6 +68,7 @@ func (d *diagnoser) forget(node string) bool {
 	d.mu.Lock()
 	_, pending := d.pending[node]
 	delete(d.pending, node)
+	d.seats.release(node)
 	d.mu.Unlock()
 	d.stepMu.Lock()
 	defer d.stepMu.Unlock()

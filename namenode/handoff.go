@@ -29,12 +29,11 @@ func (s *Server) serveState(c *gin.Context) {
 		s.fail(c, http.StatusUnauthorized, "missing or wrong bearer token")
 		return
 	}
-	b, err := MarshalState(s.ExportState(s.now()))
-	if err != nil {
-		s.fail(c, http.StatusInternalServerError, err.Error())
-		return
+	c.Header("Content-Type", "application/json")
+	c.Status(http.StatusOK)
+	if err := s.WriteState(c.Writer, s.now()); err != nil {
+		s.log.Debug("write state", slog.Any("err", err)) // the reader went away: its read fails
 	}
-	c.Data(http.StatusOK, "application/json", b)
 }
 
 // tokenPresented reports whether the service is open or the request

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"log/slog"
 	"mime"
 	"net/http"
 	"sync"
@@ -26,11 +27,15 @@ const (
 	reasonLimitDataNodes = "limit_datanodes"       // MaxDataNodes
 	reasonLimitEntries   = "limit_tracker_entries" // MaxTrackerEntries
 	reasonLimitSlowNodes = "limit_slow_nodes"      // MaxSlowNodes
+	// MaxPeerLatencies, MaxDiagnosisReporters
+	reasonLimitPeerLatencies = "limit_peer_latencies"
+	reasonLimitReporters     = "limit_diagnosis_reporters"
 	// reasonLimitDiskEntries (disks.go): MaxDiskEntries.
 )
 
 var rejectReasons = append(reports.RejectReasons(), reasonTooLarge, reasonUnauthorized,
-	reasonUnsupportedType, reasonLimitDataNodes, reasonLimitEntries, reasonLimitSlowNodes, reasonLimitDiskEntries)
+	reasonUnsupportedType, reasonLimitDataNodes, reasonLimitEntries, reasonLimitSlowNodes, reasonLimitDiskEntries,
+	reasonLimitPeerLatencies, reasonLimitReporters)
 
 // statusOf is the status of a refusal by reason; 400 for the others.
 var statusOf = map[string]int{
@@ -40,6 +45,9 @@ var statusOf = map[string]int{
 	reasonLimitDataNodes:  http.StatusTooManyRequests,
 	reasonLimitEntries:    http.StatusTooManyRequests,
 	reasonLimitSlowNodes:  http.StatusTooManyRequests,
+
+	reasonLimitPeerLatencies: http.StatusTooManyRequests,
+	reasonLimitReporters:     http.StatusTooManyRequests,
 }
 
 var (
@@ -105,11 +113,10 @@ func (s *Server) heartbeat(c *gin.Context) {
 	if revived {
 		s.registered.add(hb.Node)
 	}
-	// The diagnosis takes the row at its next run: a heartbeat never
-	// waits for a fit.
-	if hb.PeerLatencies != nil {
-		s.diag.offer(now, hb.Node, hb.PeerLatencies)
-	} else if len(hb.SlowPeers) > 0 {
+	if revived || hb.HasReport() {
+		s.changes.Add(1)
+	}
+	if hb.PeerLatencies == nil && len(hb.SlowPeers) > 0 {
 		s.diag.sawRawReport(now)
 	}
 	s.metrics.heartbeats.Inc()
@@ -125,7 +132,7 @@ func (s *Server) apply(now time.Time, hb reports.Heartbeat) (revived bool, err e
 	// change its row only, in one step of the table, with no limit to
 	// check; s.ingest, which every other heartbeat waits for, is not
 	// taken (at 10 000 agents, thousands of them queued behind it).
-	if !hb.HasReport() && !s.disks.carries(hb) {
+	if !hb.HasReport() && hb.PeerLatencies == nil && !s.disks.carries(hb) {
 		if revived, known := s.nodes.Refresh(now, hb.Node, hb.HTTPAddress); known {
 			return revived, nil
 		}
@@ -134,6 +141,10 @@ func (s *Server) apply(now time.Time, hb reports.Heartbeat) (revived bool, err e
 	defer s.ingest.Unlock()
 	if !s.nodes.Admits(hb.Node) {
 		return false, limitError(reasonLimitDataNodes, MaxDataNodesKey, s.cfg.MaxDataNodes, "DataNodes")
+	}
+	seated, since, err := s.seat(now, hb)
+	if err != nil {
+		return false, err
 	}
 	if err := s.disks.admit(hb); err != nil {
 		return false, err
@@ -157,7 +168,42 @@ func (s *Server) apply(now time.Time, hb reports.Heartbeat) (revived bool, err e
 	if err == nil {
 		s.nodes.SetHTTPAddress(hb.Node, hb.HTTPAddress)
 	}
+	// The diagnosis takes the row at its next run: a heartbeat never
+	// waits for a fit. Admitted under s.ingest, the seat is there: only
+	// heartbeats take seats, and steps only free them.
+	if seated && !s.diag.offer(now, hb.Node, since, hb.PeerLatencies) {
+		s.log.Error("BUG: a row of the diagnosis admitted under the ingest lock was refused", slog.String("node", hb.Node))
+	}
 	return revived, err
+}
+
+// seat checks hb's peerLatencies, when it has them, against the limits at
+// now: more than MaxPeerLatencies, or a reporter that gets no row of the
+// matrix (seats.go), is a *RejectError for 429. A row belongs to a
+// DataNode of the table (the caller checked that the table admits hb's
+// sender), trusted by how long it has been live: a node new to the table,
+// or dead until this heartbeat, is live since now, the least trusted of
+// all, and gets a row only while one is free. It reports whether the row
+// is to be offered, and since when the reporter is live. The caller
+// holds s.ingest.
+func (s *Server) seat(now time.Time, hb reports.Heartbeat) (ok bool, since time.Time, err error) {
+	if hb.PeerLatencies == nil {
+		return false, since, nil
+	}
+	if len(hb.PeerLatencies) > s.cfg.MaxPeerLatencies {
+		return false, since, &reports.RejectError{Reason: reasonLimitPeerLatencies,
+			Message: fmt.Sprintf("limit reached: %d peerLatencies, at most %d (%s)", len(hb.PeerLatencies),
+				s.cfg.MaxPeerLatencies, MaxPeerLatenciesKey)}
+	}
+	since, live := s.nodes.LiveSince(now, hb.Node)
+	if !live {
+		since = now
+	}
+	if !s.diag.admits(hb.Node, since) {
+		return false, since, limitError(reasonLimitReporters, MaxDiagnosisReportersKey, s.cfg.MaxDiagnosisReporters,
+			"reporters in the diagnosis, all live for longer than this one")
+	}
+	return true, since, nil
 }
 
 // limitError is the refusal of a heartbeat that would pass a limit.

@@ -3,6 +3,8 @@ package namenode
 import (
 	"fmt"
 	"time"
+
+	"github.com/slowpeer/slowpeer/reports"
 )
 
 // The keys that bound what the service holds and serves, whatever its
@@ -33,6 +35,25 @@ const (
 	// with more slow nodes than that has a detector (or senders) gone
 	// wrong, and reads show the top few anyway.
 	DefaultMaxSlowNodes = 10000
+
+	// MaxPeerLatenciesKey bounds a heartbeat's peerLatencies: one with
+	// more is refused with 429, and the diagnosis keeps at most this many
+	// cells per reporter. Agents send at most this many (the same key).
+	MaxPeerLatenciesKey = reports.MaxPeerLatenciesKey
+	// DefaultMaxPeerLatencies is the agents' default: 64 cells of 24
+	// bytes a reporter.
+	DefaultMaxPeerLatencies = reports.DefaultMaxPeerLatencies
+
+	// MaxDiagnosisReportersKey bounds the rows of the diagnosis matrix.
+	// Only a DataNode live before its report takes a row; when every row
+	// is taken, a reporter live for longer than the newest holder takes
+	// that one's row and any other report carrying peerLatencies is
+	// refused with 429 (seats.go).
+	MaxDiagnosisReportersKey = "slowpeer.max.diagnosis.reporters"
+	// DefaultMaxDiagnosisReporters covers the largest clusters behind one
+	// NameNode (about 10 000 DataNodes); full, with 64 peers each, its
+	// cells take 15 MB and a fit about 0.2 s.
+	DefaultMaxDiagnosisReporters = 10000
 
 	// MetricsSlowNodesKey is how many of the top slow nodes get a
 	// slowpeer_slow_node_reporters{node} series. The other slow nodes are
@@ -80,6 +101,11 @@ const (
 const (
 	maxLimit       = 100_000_000
 	maxConnections = 1 << 20
+	// maxDiagnosisReporters bounds the key; maxDiagnosisCells the
+	// product of rows and cells per row, as the matrix counts cells in
+	// int32 (diagnosis.Config.Validate).
+	maxDiagnosisReporters = 1_000_000
+	maxDiagnosisCells     = 1 << 28
 )
 
 // validateLimits returns an error naming the first broken rule of the
@@ -93,6 +119,8 @@ func (c Config) validateLimits() error {
 		{MaxDataNodesKey, c.MaxDataNodes, 1, maxLimit},
 		{MaxTrackerEntriesKey, c.MaxTrackerEntries, 1, maxLimit},
 		{MaxSlowNodesKey, c.MaxSlowNodes, 1, maxLimit},
+		{MaxPeerLatenciesKey, c.MaxPeerLatencies, 1, reports.MaxPeerLatencies},
+		{MaxDiagnosisReportersKey, c.MaxDiagnosisReporters, 1, maxDiagnosisReporters},
 		{MetricsSlowNodesKey, c.MetricsSlowNodes, 0, MaxTop},
 		{MaxConnectionsKey, c.MaxConnections, 1, maxConnections},
 	}
@@ -100,6 +128,10 @@ func (c Config) validateLimits() error {
 		if f.n < f.min || f.n > f.max {
 			return fmt.Errorf("%s must be between %d and %d, got %d", f.key, f.min, f.max, f.n)
 		}
+	}
+	if c.MaxDiagnosisReporters > maxDiagnosisCells/max(c.MaxPeerLatencies, 1) {
+		return fmt.Errorf("%s × %s must be at most %d, got %d × %d", MaxDiagnosisReportersKey, MaxPeerLatenciesKey,
+			maxDiagnosisCells, c.MaxDiagnosisReporters, c.MaxPeerLatencies)
 	}
 	if c.HeaderReadTimeout <= 0 || c.HeaderReadTimeout > maxInterval {
 		return fmt.Errorf("%s must be more than zero and at most %v, got %v", HeaderReadTimeoutKey, maxInterval, c.HeaderReadTimeout)

@@ -28,6 +28,9 @@ func TestLimitsConfig(t *testing.T) {
 	f(func(c *Config) { c.MaxSlowNodes = 0 }, MaxSlowNodesKey)
 	f(func(c *Config) { c.MetricsSlowNodes = -1 }, MetricsSlowNodesKey)
 	f(func(c *Config) { c.MaxConnections = 0 }, MaxConnectionsKey)
+	f(func(c *Config) { c.MaxPeerLatencies = reports.MaxPeerLatencies + 1 }, MaxPeerLatenciesKey)
+	f(func(c *Config) { c.MaxDiagnosisReporters = 0 }, MaxDiagnosisReportersKey)
+	f(func(c *Config) { c.MaxDiagnosisReporters, c.MaxPeerLatencies = 1_000_000, 10_000 }, "must be at most")
 	f(func(c *Config) { c.HeaderReadTimeout = 0 }, HeaderReadTimeoutKey)
 	f(func(c *Config) { c.DataNodeForgetAfter = c.DeadAfter() }, "longer than the dead-node expiry")
 }
@@ -73,6 +76,60 @@ func TestHeartbeatLimits(t *testing.T) {
 		t.Fatalf("Step = %+v, want 2 forgotten", got)
 	}
 	mustHeartbeat(t, s, reports.Heartbeat{Node: d})
+}
+
+// The limits of peerLatencies: more cells than MaxPeerLatencies, or a
+// reporter that finds every row of the matrix held by reporters live for
+// at least as long, is refused with 429 (counted, changing nothing); a
+// reporter live for longer takes the newest holder's row; a dead holder
+// is the first to go.
+func TestPeerLatencyLimits(t *testing.T) {
+	s, clock, _ := newTestServer(t, func(c *Config) { c.MaxPeerLatencies, c.MaxDiagnosisReporters = 3, 2 })
+	row := func(n int, node string, peers ...string) reports.Heartbeat {
+		hb := reports.Heartbeat{Node: node, PeerLatencies: []reports.PeerLatency{}}
+		for _, p := range peers[:n] {
+			hb.PeerLatencies = append(hb.PeerLatencies, reports.PeerLatency{Node: p, LatencyMs: 1, Samples: 100})
+		}
+		return hb
+	}
+	f := func(hb reports.Heartbeat, reason, key string) {
+		t.Helper()
+		before := snapshot(s, clock.Now())
+		body, _ := json.Marshal(hb)
+		wantError(t, do(t, s, "POST", HeartbeatPath, string(body)), http.StatusTooManyRequests, key)
+		if after := snapshot(s, clock.Now()); !reflect.DeepEqual(before, after) {
+			t.Fatalf("refused heartbeat changed the state:\n%+v\n%+v", before, after)
+		}
+		if n := s.metrics.rejected[reason].Get(); n == 0 {
+			t.Fatalf("%s not counted", reason)
+		}
+	}
+	peers := []string{node(10), node(11), node(12), node(13)}
+	mustHeartbeat(t, s, reports.Heartbeat{Node: node(0)}) // live from the start
+	clock.Advance(time.Second)
+	f(row(4, node(1), peers...), reasonLimitPeerLatencies, MaxPeerLatenciesKey)
+	mustHeartbeat(t, s, row(3, node(1), peers...))
+	clock.Advance(time.Second)
+	mustHeartbeat(t, s, row(3, node(2), peers...))
+	clock.Advance(time.Second)
+	f(row(3, node(3), peers...), reasonLimitReporters, MaxDiagnosisReportersKey)
+	mustHeartbeat(t, s, row(3, node(0), peers...)) // live longest: takes node 2's row
+	s.Diagnose(clock.Now())
+	if n := s.diag.evicted.Load(); n != 1 || s.diag.matrix.Reporters() != 2 {
+		t.Fatalf("%d evicted, %d rows; want 1, 2", n, s.diag.matrix.Reporters())
+	}
+	if !strings.Contains(metricLine(t, s, "slowpeer_diagnosis_rows_evicted_total"), " 1") {
+		t.Fatal("eviction not in /metrics")
+	}
+	// node 1 dies: anyone live takes its row.
+	clock.Advance(s.Config().DeadAfter())
+	mustHeartbeat(t, s, reports.Heartbeat{Node: node(0)})
+	mustHeartbeat(t, s, reports.Heartbeat{Node: node(3)})
+	s.Step(clock.Now())
+	mustHeartbeat(t, s, row(3, node(3), peers...))
+	if n := s.diag.evicted.Load(); n != 2 {
+		t.Fatalf("%d evicted, want 2", n)
+	}
 }
 
 func TestHeartbeatWantsJSON(t *testing.T) {

@@ -37,6 +37,10 @@ func (s *Server) Step(now time.Time) StepResult {
 		Died:      s.nodes.Check(now),
 		Forgotten: s.nodes.Forget(now, s.cfg.DataNodeForgetAfter),
 	}
+	s.diag.died(res.Died)
+	if res.Expired > 0 || len(res.Died) > 0 || res.Forgotten > 0 {
+		s.changes.Add(1)
+	}
 	names, n := s.registered.take()
 	logNodes(s.log, slog.LevelInfo, "datanodes are live", names, n)
 	logNodes(s.log, slog.LevelWarn, "datanodes are dead", res.Died, len(res.Died),

@@ -53,6 +53,10 @@ type Server struct {
 	// saveState, when set (RunStateFile), writes the state file at once:
 	// a forgotten DataNode leaves it before the answer.
 	saveState atomic.Pointer[func() error]
+	// changes counts the changes to the state besides heartbeat times
+	// (a report, a node new, back, dead or gone, an import), so that
+	// the state file is written only when it would differ.
+	changes atomic.Uint64
 	// restoring is true from BeginRestore until the state is in:
 	// /readyz answers 503, and the API waits.
 	restoring atomic.Bool

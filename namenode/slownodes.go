@@ -68,6 +68,7 @@ func (s *Server) Diagnose(now time.Time) []diagnosis.Finding {
 	d.stepMu.Lock()
 	defer d.stepMu.Unlock()
 	d.apply()
+	d.releaseStale(now)
 	findings := d.matrix.Diagnose(now) // expires what is old first
 	nodes := s.feedSlowSets(now, findings, d.unmeasured(now, s.tracker))
 	cells, cellsAt := d.publishCells(now)
@@ -94,8 +95,25 @@ func (s *Server) RunDiagnosis(ctx context.Context) error {
 	return nil
 }
 
-// writeMetrics writes findingsFamily from the last diagnosis.
+// The diagnosis's rows (diagnoser.go, seats.go).
+const (
+	reportersRowsFamily = "slowpeer_diagnosis_reporters"
+	rowsEvictedFamily   = "slowpeer_diagnosis_rows_evicted_total"
+)
+
+// writeMetrics writes findingsFamily from the last diagnosis, and the
+// families of the rows.
 func (d *diagnoser) writeMetrics(w io.Writer) {
+	d.mu.Lock()
+	rows := d.seats.len()
+	d.mu.Unlock()
+	writeFamilyHeader(w, reportersRowsFamily, "gauge",
+		"Reporters holding a row of the diagnosis matrix (slowpeer.max.diagnosis.reporters at most).")
+	fmt.Fprintf(w, "%s %d\n", reportersRowsFamily, rows)
+	writeFamilyHeader(w, rowsEvictedFamily, "counter",
+		"Rows of the diagnosis matrix given to a reporter live for longer than their holder.")
+	fmt.Fprintf(w, "%s %d\n", rowsEvictedFamily, d.evicted.Load())
+
 	fs := d.current().findings
 	writeFamilyHeader(w, findingsFamily, "gauge",
 		"Findings of the last diagnosis of the reporter x peer latency matrix (GET /v1/slownodes), by kind.")

@@ -73,6 +73,7 @@ func (s *Server) ExportState(now time.Time) Snapshot {
 // its limits is left out, as it would be refused if posted. It returns
 // how many reports and DataNodes it applied.
 func (s *Server) ImportState(now time.Time, st Snapshot) (reports, nodes int) {
+	defer s.changes.Add(1)
 	reports = s.tracker.Restore(now, st.Reports)
 	for _, n := range st.DataNodes {
 		if s.nodes.Restore(now, n.Node, n.LastHeartbeat) {
@@ -106,6 +107,9 @@ func (t *DataNodes) Restore(now time.Time, node string, last time.Time) bool {
 		n = &dataNode{}
 		t.nodes[node] = n
 		t.sorted.Store(nil)
+	}
+	if !ok || t.isDead(now, n.last) {
+		n.since = last // its run began no later than that
 	}
 	n.last, n.reportedDead = last, t.isDead(now, last)
 	return true

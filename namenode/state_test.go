@@ -1,7 +1,9 @@
 package namenode
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -200,4 +202,68 @@ func FuzzParseState(f *testing.F) {
 			t.Fatalf("a parsed state does not parse again: %v\n%s", err, doc)
 		}
 	})
+}
+
+// WriteState streams exactly the bytes MarshalState writes, across pages.
+func TestWriteStateIsMarshalState(t *testing.T) {
+	s, clock, _ := newTestServer(t, nil)
+	feed(t, s, clock)
+	for i := range 2*statePage + 7 {
+		hb := reports.Heartbeat{Node: fmt.Sprintf("10.1.%d.%d:9866", i/250, i%250+1)}
+		if i%3 == 0 {
+			hb = report(hb.Node, "10.0.0.9:9866", "10.0.0.8:9866")
+		}
+		mustHeartbeat(t, s, hb)
+	}
+	now := clock.Now()
+	want, err := MarshalState(s.ExportState(now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	if err := s.WriteState(&got, now); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), want) {
+		t.Fatalf("WriteState differs from MarshalState:\n%.300s\n%.300s", got.Bytes(), want)
+	}
+	if w := do(t, s, "GET", StatePath, ""); !bytes.Equal(w.Body.Bytes(), want) {
+		t.Fatal("GET /v1/state differs from MarshalState")
+	}
+}
+
+// The state file is written when the state changes, not at every tick:
+// heartbeats alone rewrite it only once it is stateRefreshEvery old.
+func TestStateFileOnlyWhenChanged(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	s, clock, _ := newTestServer(t, nil)
+	f := s.useStateFile(path)
+	if !f.due(false) {
+		t.Fatal("never saved, not due")
+	}
+	mustHeartbeat(t, s, report("10.0.0.1:9866", "10.0.0.9:9866"))
+	if err := f.save(true); err != nil {
+		t.Fatal(err)
+	}
+	if f.due(false) || f.due(true) {
+		t.Fatal("due with nothing changed")
+	}
+	clock.Advance(time.Second)
+	mustHeartbeat(t, s, reports.Heartbeat{Node: "10.0.0.1:9866"})
+	if f.due(false) || !f.due(true) {
+		t.Fatal("a heartbeat alone: due at the end only")
+	}
+	clock.Advance(s.stateRefreshEvery())
+	if !f.due(false) {
+		t.Fatal("heartbeat times stateRefreshEvery old, not due")
+	}
+	f.save(true)
+	mustHeartbeat(t, s, report("10.0.0.2:9866", "10.0.0.9:9866"))
+	if f.took = time.Second; f.due(false) || !f.due(true) {
+		t.Fatal("a new report within 10 times the last save's duration: due at the end only")
+	}
+	clock.Advance(stateSaveSpacing * time.Second)
+	if !f.due(false) {
+		t.Fatal("a new report, not due")
+	}
 }

@@ -1,7 +1,6 @@
 package namenode
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -19,21 +18,18 @@ import (
 // directory synced, so that a crash at any moment leaves either the old
 // file or the new one, never half of one.
 func (s *Server) SaveStateFile(now time.Time, path string) error {
-	b, err := MarshalState(s.ExportState(now))
-	if err != nil {
-		return err
-	}
-	return writeFileAtomic(path, b)
+	return writeFileAtomic(path, func(w io.Writer) error { return s.WriteState(w, now) })
 }
 
-func writeFileAtomic(path string, data []byte) error {
+// writeFileAtomic writes what write writes to path, atomically.
+func writeFileAtomic(path string, write func(io.Writer) error) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return fmt.Errorf("save state to %s: %w", path, err)
 	}
 	tmp := f.Name()
-	_, err = f.Write(data)
+	err = write(f)
 	if err == nil {
 		err = f.Sync()
 	}
@@ -117,10 +113,15 @@ func (s *Server) StartState(ctx context.Context, peers []string, client *http.Cl
 	return "file"
 }
 
-// RunStateFile saves the state to path every interval until ctx ends, and
-// once more then, skipping a save when nothing changed. A failed save is
-// logged (once per run of failures) and retried at the next tick. While
-// it runs, ForgetDataNode saves at once. It returns nil.
+// RunStateFile saves the state to path when it changed (a report, a node
+// new, back, dead or forgotten, an import), at most every interval and
+// every stateSaveSpacing times the last save's duration, and
+// at least every stateRefreshEvery while heartbeats arrive, so that the
+// file's heartbeat times stay recent; and once more when ctx ends. A
+// save streams the state to the file (WriteState): its memory does not
+// grow with the state, and nothing is encoded while nothing changed. A
+// failed save is logged (once per run of failures) and retried at the
+// next tick. While it runs, ForgetDataNode saves at once. It returns nil.
 func (s *Server) RunStateFile(ctx context.Context, path string, interval time.Duration) error {
 	if interval <= 0 {
 		panic("BUG: namenode.Server.RunStateFile: interval must be positive")
@@ -132,10 +133,14 @@ func (s *Server) RunStateFile(ctx context.Context, path string, interval time.Du
 	for {
 		select {
 		case <-ctx.Done():
-			f.save(false)
+			if f.due(true) {
+				f.save(false)
+			}
 			return nil
 		case <-t.C:
-			s.heavy.do(ctx, func() { f.save(false) })
+			if f.due(false) {
+				s.heavy.do(ctx, func() { f.save(false) })
+			}
 		}
 	}
 }
@@ -155,30 +160,56 @@ type stateFile struct {
 	path string
 
 	mu      sync.Mutex
-	last    []byte // the state last saved, without its time
-	failing bool   // the last save failed
+	saved   bool          // the file was written since the start
+	changes uint64        // Server.changes when it was
+	at      time.Time     // when it was
+	took    time.Duration // how long it took
+	beats   uint64        // heartbeats accepted then
+	failing bool          // the last save failed
 }
 
-// save writes the state unless it is what the file holds, and logs a
-// failure (once per run of them) and the first success after; force
-// returns the error instead of logging it.
+// stateRefreshEvery is how old the file's heartbeat times may grow while
+// nothing else changes: a restart then finds every live node live
+// (their dead-node expiry is minutes longer).
+func (s *Server) stateRefreshEvery() time.Duration { return s.cfg.DeadAfter() / 2 }
+
+// stateSaveSpacing is how many times its own duration the state file is
+// left alone after a save: a state of 100 MB that takes 3 s to write is
+// written at most every 30 s however fast it changes, a tenth of a core,
+// and a crash loses at most that much of the reports (the agents send
+// theirs again every report interval).
+const stateSaveSpacing = 10
+
+// due reports whether the state may differ from the file's: it changed,
+// or heartbeats arrived and the file is stateRefreshEvery old (or, when
+// final, heartbeats arrived at all); and, unless final, the last save is
+// stateSaveSpacing times its duration old.
+func (f *stateFile) due(final bool) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.saved {
+		return true
+	}
+	if !final && f.s.now().Sub(f.at) < stateSaveSpacing*f.took {
+		return false
+	}
+	if f.s.changes.Load() != f.changes {
+		return true
+	}
+	beats := f.s.metrics.heartbeats.Get() != f.beats
+	return beats && (final || f.s.now().Sub(f.at) >= f.s.stateRefreshEvery())
+}
+
+// save writes the state, and logs a failure (once per run of them) and
+// the first success after; force returns the error instead of logging it.
 func (f *stateFile) save(force bool) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	now := f.s.now()
-	st := f.s.ExportState(now)
-	st.SavedAt = time.Time{} // changes every time: compare without it
-	b, err := MarshalState(st)
-	if err == nil && bytes.Equal(b, f.last) {
-		return nil
-	}
-	if err == nil {
-		st.SavedAt = now
-		var doc []byte
-		if doc, err = MarshalState(st); err == nil {
-			err = writeFileAtomic(f.path, doc)
-		}
-	}
+	changes, beats := f.s.changes.Load(), f.s.metrics.heartbeats.Get()
+	start := time.Now()
+	err := f.s.SaveStateFile(now, f.path)
+	took := time.Since(start)
 	if err != nil {
 		if !f.failing && !force {
 			f.s.log.Error("save state", slog.Any("err", err))
@@ -189,6 +220,6 @@ func (f *stateFile) save(force bool) error {
 	if f.failing {
 		f.s.log.Info("state saved again", slog.String("file", f.path))
 	}
-	f.failing, f.last = false, b
+	f.failing, f.saved, f.changes, f.at, f.took, f.beats = false, true, changes, now, took, beats
 	return nil
 }

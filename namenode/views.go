@@ -1,10 +1,15 @@
 package namenode
 
 import (
+	"bufio"
+	"cmp"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/slowpeer/slowpeer/reports"
@@ -21,7 +26,34 @@ func (s *Server) slowPeers(c *gin.Context) {
 			return
 		}
 	}
-	c.JSON(http.StatusOK, s.tracker.Top(s.now(), n))
+	c.Header("Content-Type", "application/json; charset=utf-8")
+	c.Status(http.StatusOK)
+	if err := s.writeTop(c.Writer, s.now(), n); err != nil {
+		s.log.Debug("write /slowpeers", slog.Any("err", err)) // the reader went away
+	}
+}
+
+// writeTop writes the top n slow nodes at now as Tracker.Top's JSON
+// array, the same bytes, statePage nodes at a time: ?top=100000 of a
+// full tracker holds a page of them, not the 350 MB of the whole answer.
+func (s *Server) writeTop(w io.Writer, now time.Time, n int) error {
+	top, _ := s.tracker.TopCounts(now, n)
+	names := make([]string, len(top))
+	for i, t := range top {
+		names[i] = t.Node
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.WriteByte('[')
+	first := true
+	for from := 0; from < len(names); from += statePage {
+		for _, sn := range s.tracker.Reported(now, names[from:min(from+statePage, len(names))]) {
+			if err := writeElem(bw, &first, sn); err != nil {
+				return err
+			}
+		}
+	}
+	bw.WriteByte(']')
+	return bw.Flush()
 }
 
 // parseTop reads the N of ?top=N: a whole number in [1, MaxTop].
@@ -64,15 +96,38 @@ func (s *Server) dataNodes(c *gin.Context) {
 	}
 	after := c.Query("after")
 	now := s.now()
-	list, more := s.nodes.Page(now, after, limit)
-	if more {
+	// Without limit, every node, but taken and written a page at a time.
+	list, more := s.nodes.Page(now, after, cmp.Or(limit, statePage))
+	if more && limit > 0 {
 		next := url.Values{"limit": {strconv.Itoa(limit)}, "after": {list[len(list)-1].Node}}
 		c.Header("Link", fmt.Sprintf("<%s?%s>; rel=\"next\"", DataNodesPath, next.Encode()))
 	}
-	out := make([]dataNodeJSON, len(list))
-	for i, n := range list {
-		out[i] = dataNodeJSON{Node: n.Node, State: s.StateOf(now, n), LastHeartbeatMs: n.LastHeartbeat.UnixMilli(),
-			HTTPAddress: n.HTTPAddress}
+	c.Header("Content-Type", "application/json; charset=utf-8")
+	c.Status(http.StatusOK)
+	if err := s.writeDataNodes(c.Writer, now, list, more && limit == 0); err != nil {
+		s.log.Debug("write /v1/datanodes", slog.Any("err", err)) // the reader went away
 	}
-	c.JSON(http.StatusOK, out)
+}
+
+// writeDataNodes writes the nodes of page, and when more is set the
+// nodes after it, a page of statePage at a time, as the JSON array of
+// /v1/datanodes.
+func (s *Server) writeDataNodes(w io.Writer, now time.Time, page []DataNode, more bool) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.WriteByte('[')
+	first := true
+	for {
+		for _, n := range page {
+			if err := writeElem(bw, &first, dataNodeJSON{Node: n.Node, State: s.StateOf(now, n),
+				LastHeartbeatMs: n.LastHeartbeat.UnixMilli(), HTTPAddress: n.HTTPAddress}); err != nil {
+				return err
+			}
+		}
+		if !more {
+			break
+		}
+		page, more = s.nodes.Page(now, page[len(page)-1].Node, statePage)
+	}
+	bw.WriteByte(']')
+	return bw.Flush()
 }

@@ -1,6 +1,7 @@
 package namenode
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -123,4 +124,43 @@ func attr(t *testing.T, beans []jmx.Bean, bean, name string) any {
 		t.Fatalf("bean %s has no %s", bean, name)
 	}
 	return v
+}
+
+// /slowpeers streams the bytes of Tracker.Top's JSON, across pages.
+func TestSlowPeersStreamsTop(t *testing.T) {
+	s, clock, _ := newTestServer(t, nil)
+	for i := range 3 * statePage {
+		mustHeartbeat(t, s, report(fmt.Sprintf("10.1.%d.%d:9866", i/250, i%250+1),
+			fmt.Sprintf("10.2.%d.%d:9866", i/250, i%250+1), fmt.Sprintf("10.3.0.%d:9866", i%7+1)))
+	}
+	for _, n := range []int{1, 5, 2*statePage + 3, MaxTop} {
+		want, err := json.Marshal(s.Tracker().Top(clock.Now(), n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := do(t, s, "GET", fmt.Sprintf("%s?top=%d", SlowPeersPath, n), "")
+		if w.Code != 200 || !bytes.Equal(w.Body.Bytes(), want) {
+			t.Fatalf("top=%d: %d, %d bytes, want the %d of Top", n, w.Code, w.Body.Len(), len(want))
+		}
+	}
+}
+
+// /v1/datanodes without limit is every node, written a page at a time.
+func TestDataNodesStreamsEveryNode(t *testing.T) {
+	s, clock, _ := newTestServer(t, nil)
+	if w := do(t, s, "GET", DataNodesPath, ""); w.Body.String() != "[]" {
+		t.Fatalf("empty table: %s", w.Body)
+	}
+	for i := range 2*statePage + 1 {
+		mustHeartbeat(t, s, reports.Heartbeat{Node: fmt.Sprintf("10.1.%d.%d:9866", i/250, i%250+1), HTTPAddress: "h:1"})
+	}
+	now := clock.Now()
+	var want []dataNodeJSON
+	for _, n := range s.DataNodes().List(now) {
+		want = append(want, dataNodeJSON{Node: n.Node, State: s.StateOf(now, n), LastHeartbeatMs: n.LastHeartbeat.UnixMilli(), HTTPAddress: n.HTTPAddress})
+	}
+	b, _ := json.Marshal(want)
+	if w := do(t, s, "GET", DataNodesPath, ""); !bytes.Equal(w.Body.Bytes(), b) || w.Header().Get("Link") != "" {
+		t.Fatalf("%d bytes, want %d; Link %q", w.Body.Len(), len(b), w.Header().Get("Link"))
+	}
 }

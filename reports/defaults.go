@@ -27,4 +27,14 @@ const (
 	// HadoopOutliersReportInterval is Hadoop's
 	// DFS_DATANODE_OUTLIERS_REPORT_INTERVAL_DEFAULT.
 	HadoopOutliersReportInterval = 30 * time.Minute
+
+	// MaxPeerLatenciesKey bounds the entries of a heartbeat's
+	// peerLatencies: an agent sends at most this many, and the service
+	// refuses (429) a heartbeat with more and keeps at most this many cells
+	// per reporter in its diagnosis matrix.
+	MaxPeerLatenciesKey = "slowpeer.max.peer.latencies"
+	// DefaultMaxPeerLatencies is ample for the diagnosis, which judges a
+	// node from 5 measured pairs (diagnosis.DefaultMinPairs): an agent
+	// sends its slowest peers and a stable sample of the others.
+	DefaultMaxPeerLatencies = 64
 )

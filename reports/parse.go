@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 )
@@ -67,7 +68,7 @@ func ParseHeartbeat(data []byte) (Heartbeat, error) {
 				return malformed("field node given twice")
 			}
 			seenNode = true
-			s, err := sc.stringValue(fieldPath{-1, "node"})
+			s, err := sc.stringValue(fieldPath{peer: -1, field: "node"})
 			hb.Node = s
 			return err
 		case "slowPeers":
@@ -83,7 +84,7 @@ func ParseHeartbeat(data []byte) (Heartbeat, error) {
 				return malformed("field httpAddress given twice")
 			}
 			seenHTTP = true
-			s, err := sc.stringValue(fieldPath{-1, "httpAddress"})
+			s, err := sc.stringValue(fieldPath{peer: -1, field: "httpAddress"})
 			hb.HTTPAddress = s
 			return err
 		case "peerLatencies":
@@ -145,8 +146,9 @@ func ParseHeartbeat(data []byte) (Heartbeat, error) {
 // fieldPath names a place in the heartbeat for error messages; it is built
 // into a string only when an error needs it.
 type fieldPath struct {
-	peer  int    // index in slowPeers, or -1 for the heartbeat itself
+	peer  int    // index in the array, or -1 for the heartbeat itself
 	field string // field name, or "" for the object
+	array string // the array of peer: "" for slowPeers
 }
 
 func (l fieldPath) String() string {
@@ -158,7 +160,7 @@ func (l fieldPath) String() string {
 		}
 		return s
 	}
-	s = "slowPeers[" + strconv.Itoa(l.peer) + "]"
+	s = cmp.Or(l.array, "slowPeers") + "[" + strconv.Itoa(l.peer) + "]"
 	if l.field != "" {
 		s += "." + l.field
 	}
@@ -214,11 +216,11 @@ func (sc *scanner) peer(i int) (SlowPeer, error) {
 		}
 		seen |= bit
 		if dst == nil {
-			s, err := sc.stringValue(fieldPath{i, "node"})
+			s, err := sc.stringValue(fieldPath{peer: i, field: "node"})
 			p.Node = s
 			return err
 		}
-		f, err := sc.number(fieldPath{i, fieldName(bit)})
+		f, err := sc.number(fieldPath{peer: i, field: fieldName(bit)})
 		*dst = f
 		return err
 	})

@@ -74,17 +74,17 @@ func (sc *scanner) peerLatencies() ([]PeerLatency, error) {
 func (sc *scanner) peerLatency(i int) (PeerLatency, error) {
 	var p PeerLatency
 	var node, latency, samples bool
-	name := "peerLatencies[" + strconv.Itoa(i) + "]"
-	what := fieldPath{peer: -1, field: name}
+	what := fieldPath{peer: i, array: "peerLatencies"}
 	err := sc.object(what, func(key []byte) error {
 		var seen *bool
+		field := what
 		switch string(key) {
 		case "node":
-			seen = &node
+			seen, field.field = &node, "node"
 		case "latencyMs":
-			seen = &latency
+			seen, field.field = &latency, "latencyMs"
 		case "samples":
-			seen = &samples
+			seen, field.field = &samples, "samples"
 		default:
 			return &RejectError{ReasonUnknownField, fmt.Sprintf("%s: unknown field %q", what, key)}
 		}
@@ -92,7 +92,6 @@ func (sc *scanner) peerLatency(i int) (PeerLatency, error) {
 			return malformed("%s: field %s given twice", what, key)
 		}
 		*seen = true
-		field := fieldPath{peer: -1, field: name + "." + string(key)}
 		var err error
 		switch string(key) {
 		case "node":

@@ -58,7 +58,7 @@ func (sc *scanner) object(what fieldPath, field func(key []byte) error) error {
 		if sc.peek() != '"' {
 			return malformed("%s: want a field name at offset %d", what, sc.pos)
 		}
-		key, err := sc.rawString(fieldPath{what.peer, "field name"})
+		key, err := sc.rawString(fieldPath{peer: what.peer, field: "field name", array: what.array})
 		if err != nil {
 			return err
 		}

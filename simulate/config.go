@@ -124,6 +124,7 @@ func Slowpeer(agent datanode.Config, svc namenode.Config) Algorithm {
 	d := diagnosis.DefaultConfig()
 	d.MaxAge = svc.ReportValidity()
 	d.FloorMs = float64(svc.SlowNodesFloor) / float64(time.Millisecond)
+	d.MaxReporters, d.MaxPeers = svc.MaxDiagnosisReporters, svc.MaxPeerLatencies
 	return Algorithm{Agent: agent, ReportValidity: svc.ReportValidity(), SlowSet: svc.SlowSet, Diagnosis: &d, DiskFleet: svc.Disks.Fleet}
 }
 

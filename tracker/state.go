@@ -2,7 +2,6 @@ package tracker
 
 import (
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/slowpeer/slowpeer/reports"
@@ -26,14 +25,39 @@ type Held struct {
 // Restore(now, Dump(now)) on an empty Tracker of the same validity makes
 // Top, IsSlow and Counts answer the same at now and later.
 func (t *Tracker) Dump(now time.Time) []Held {
+	return t.HeldOf(now, t.Reporters(now))
+}
+
+// Reporters returns, sorted, the reporters whose report is valid at now:
+// with HeldOf, a reader can take the reports a page at a time, holding
+// the Tracker's lock for one page only.
+func (t *Tracker) Reporters(now time.Time) []string {
 	t.mu.Lock()
 	at := t.instant(now)
-	var out []Held
+	var out []string
 	for i := range t.nodes {
-		r := &t.nodes[i]
-		if !r.live || len(r.reports) == 0 || !t.valid(at, t.arrivals[i]) {
+		if t.heldLocked(at, i) {
+			out = append(out, t.nodes[i].name)
+		}
+	}
+	t.mu.Unlock()
+	slices.Sort(out)
+	return out
+}
+
+// HeldOf returns the reports of reporters valid at now, in their order,
+// leaving out the reporters without one.
+func (t *Tracker) HeldOf(now time.Time, reporters []string) []Held {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	at := t.instant(now)
+	out := make([]Held, 0, len(reporters))
+	for _, name := range reporters {
+		i, ok := t.ids[name]
+		if !ok || !t.heldLocked(at, int(i)) {
 			continue
 		}
+		r := &t.nodes[i]
 		h := Held{
 			Reporter:  r.name,
 			Arrival:   t.epoch.Add(time.Duration(t.arrivals[i])).Round(0),
@@ -47,9 +71,14 @@ func (t *Tracker) Dump(now time.Time) []Held {
 		}
 		out = append(out, h)
 	}
-	t.mu.Unlock()
-	slices.SortFunc(out, func(a, b Held) int { return strings.Compare(a.Reporter, b.Reporter) })
 	return out
+}
+
+// heldLocked reports whether node i has a report valid at at. The caller
+// holds t.mu.
+func (t *Tracker) heldLocked(at instant, i int) bool {
+	r := &t.nodes[i]
+	return r.live && len(r.reports) > 0 && t.valid(at, t.arrivals[i])
 }
 
 // Restore applies held reports, as Report would have when each arrived at

@@ -114,6 +114,29 @@ func (t *Tracker) Top(now time.Time, n int) []reports.SlowNode {
 	return out
 }
 
+// Reported returns, for each of nodes in their order, its valid reporters
+// at now as Top gives them, leaving out the nodes without one. With
+// TopCounts, a reader can write a long top a page at a time.
+func (t *Tracker) Reported(now time.Time, nodes []string) []reports.SlowNode {
+	t.mu.Lock()
+	at := t.instant(now)
+	out := make([]reports.SlowNode, 0, len(nodes))
+	for _, name := range nodes {
+		id, ok := t.ids[name]
+		if !ok || len(t.nodes[id].reportedBy) == 0 {
+			continue
+		}
+		if valid, _ := t.summarizeLocked(at, uint32(id)); valid > 0 {
+			out = append(out, reports.SlowNode{Node: t.nodes[id].name, Reporters: t.reportersLocked(at, uint32(id), valid)})
+		}
+	}
+	t.mu.Unlock()
+	for _, s := range out {
+		slices.SortFunc(s.Reporters, func(a, b reports.Reporter) int { return strings.Compare(a.Node, b.Node) })
+	}
+	return out
+}
+
 // IsSlow reports whether node has at least one valid report at now.
 func (t *Tracker) IsSlow(now time.Time, node string) bool {
 	t.mu.Lock()

@@ -8,6 +8,7 @@ import (
 	"github.com/slowpeer/slowpeer/disk"
 	"github.com/slowpeer/slowpeer/hiveserver"
 	"github.com/slowpeer/slowpeer/namenode"
+	"github.com/slowpeer/slowpeer/reports"
 )
 
 // The keys each daemon reads from hdfs-site.xml, core-site.xml and -D, one
@@ -32,6 +33,8 @@ var datanodeKeys = keys[datanode.Config]{
 		field: func(c *datanode.Config) any { return &c.RollingWindow }},
 	{name: datanode.RollingWindowsKey, unit: count, min: 1, max: 1 << 16,
 		field: func(c *datanode.Config) any { return &c.RollingWindows }},
+	{name: datanode.MaxPeerLatenciesKey, unit: count, min: 1, max: reports.MaxPeerLatencies,
+		field: func(c *datanode.Config) any { return &c.MaxPeerLatencies }},
 	{name: datanode.ProbeIntervalKey, unit: millis,
 		field: func(c *datanode.Config) any { return &c.ProbeInterval }},
 	{name: datanode.ProbePacketsKey, unit: count, min: 1, max: datanode.MaxProbePackets,
@@ -95,6 +98,10 @@ var namenodeKeys = keys[namenode.Config]{
 		field: func(c *namenode.Config) any { return &c.MaxTrackerEntries }},
 	{name: namenode.MaxSlowNodesKey, unit: count, min: 1, max: 100_000_000,
 		field: func(c *namenode.Config) any { return &c.MaxSlowNodes }},
+	{name: namenode.MaxPeerLatenciesKey, unit: count, min: 1, max: reports.MaxPeerLatencies,
+		field: func(c *namenode.Config) any { return &c.MaxPeerLatencies }},
+	{name: namenode.MaxDiagnosisReportersKey, unit: count, min: 1, max: 1_000_000,
+		field: func(c *namenode.Config) any { return &c.MaxDiagnosisReporters }},
 	{name: namenode.MetricsSlowNodesKey, unit: count, min: 0, max: namenode.MaxTop,
 		field: func(c *namenode.Config) any { return &c.MetricsSlowNodes }},
 	{name: namenode.DataNodeForgetAfterKey, unit: millis,

@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"runtime/debug"
 	"time"
 
 	"github.com/slowpeer/slowpeer/dashboard"
@@ -128,6 +130,7 @@ func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		ln.Close()
 		return usageError{err}
 	}
+	setMemoryLimit(namenode.MemoryBudget(cfg), log)
 	if _, err := srv.RefreshNodes(ctx); err != nil {
 		ln.Close()
 		return usageError{err}
@@ -318,4 +321,16 @@ func (f *namenodeFlags) config() (namenode.Config, hadoopConf, error) {
 		return cfg, nil, fmt.Errorf("configuration: %w", err)
 	}
 	return cfg, conf, nil
+}
+
+// setMemoryLimit makes the service's memory budget its soft memory limit
+// (runtime/debug.SetMemoryLimit), unless GOMEMLIMIT sets one: the garbage
+// collector then collects before the heap grows past it, rather than at
+// twice what is live, so that every limit full stays within the budget.
+func setMemoryLimit(b namenode.Budget, log *slog.Logger) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	debug.SetMemoryLimit(b.Total())
+	log.Debug("memory budget", slog.String("budget", b.String()))
 }
