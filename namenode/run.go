@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 )
@@ -28,7 +29,10 @@ type StepResult struct {
 // and logs what happened since the last Step in a few lines, whatever the
 // number of nodes or requests: the DataNodes that registered or came back,
 // those that died (each death once), and at most every summaryEvery the
-// requests refused. Reads never depend on it (expired reports are never
+// requests refused. A node found dead leaves the slow sets at once, not
+// after slowpeer.slow.leave.after: it gets no work anyway, and alerts on
+// it would only say that it is gone (its exit is logged and counted as
+// every exit is, decisions.go). Reads never depend on it (expired reports are never
 // shown, and live/dead is decided at read time); it bounds memory and
 // logs. RunSteps calls it every HeartbeatInterval.
 func (s *Server) Step(now time.Time) StepResult {
@@ -36,6 +40,10 @@ func (s *Server) Step(now time.Time) StepResult {
 		Expired:   s.tracker.Expire(now),
 		Died:      s.nodes.Check(now),
 		Forgotten: s.nodes.Forget(now, s.cfg.DataNodeForgetAfter),
+	}
+	if len(res.Died) > 0 {
+		s.dropFromSlowSets(now, func(node string) bool { _, dead := slices.BinarySearch(res.Died, node); return dead },
+			fmt.Sprintf("dead: no heartbeat for %v", s.cfg.DeadAfter()))
 	}
 	names, n := s.registered.take()
 	logNodes(s.log, slog.LevelInfo, "datanodes are live", names, n)
