@@ -186,6 +186,7 @@ func TestRunStateFileSavesOnChangeAndAtEnd(t *testing.T) {
 func FuzzParseState(f *testing.F) {
 	f.Add([]byte(`{"format":"slowpeer.namenode.state","version":1,"savedAt":"2024-01-01T00:00:00Z","reports":[{"reporter":"a:1","arrival":"2024-01-01T00:00:00Z","slowPeers":[{"node":"b:1","latencyMs":3,"medianMs":1,"madMs":0.1,"upperLimitMs":2}]}],"datanodes":[{"node":"a:1","lastHeartbeat":"2024-01-01T00:00:00Z"}]}`))
 	f.Add([]byte(`{"format":"slowpeer.namenode.state","version":1}`))
+	f.Add([]byte(`{"format":"slowpeer.namenode.state","version":1,"open":true}`))
 	f.Add([]byte(`[]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		st, err := ParseState(data)
@@ -200,4 +201,48 @@ func FuzzParseState(f *testing.F) {
 			t.Fatalf("a parsed state does not parse again: %v\n%s", err, doc)
 		}
 	})
+}
+
+// The state of an open service is marked open; a service restarted with a
+// token imports none of it (what anyone could post stays out), one still
+// open imports it, and the state of a service with a token carries no
+// mark and is imported.
+func TestOpenStateNotImportedWithToken(t *testing.T) {
+	dir := t.TempDir()
+	open := filepath.Join(dir, "open.json")
+	a, clock, _ := newTestServer(t, nil)
+	feed(t, a, clock)
+	if err := a.SaveStateFile(clock.Now(), open); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(open); !strings.Contains(string(b), `"open":true`) {
+		t.Fatalf("the state of an open service is not marked: %s", b)
+	}
+	b, clockB, logs := newTestServer(t, func(c *Config) { c.AuthToken = "tok" })
+	clockB.Advance(2 * time.Second)
+	if from := b.StartState(context.Background(), nil, nil, open); from != "empty" ||
+		b.Tracker().Entries() != 0 || b.DataNodes().Len() != 0 || !strings.Contains(logs.String(), "not imported") {
+		t.Fatalf("with a token: StartState = %q, %d entries, %d DataNodes\n%s", from, b.Tracker().Entries(), b.DataNodes().Len(), logs)
+	}
+	c, clockC, _ := newTestServer(t, nil)
+	clockC.Advance(2 * time.Second)
+	if from := c.StartState(context.Background(), nil, nil, open); from != "file" {
+		t.Fatalf("open again: StartState = %q, want file", from)
+	}
+	sameView(t, a, c)
+
+	closed := filepath.Join(dir, "closed.json")
+	tok := []string{"Authorization", "Bearer tok"}
+	mustHeartbeat(t, b, report("10.0.0.1:9866", "10.0.0.9:9866"), tok...)
+	if err := b.SaveStateFile(clockB.Now(), closed); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(closed); strings.Contains(string(data), `"open"`) {
+		t.Fatalf("the state of a service with a token is marked open: %s", data)
+	}
+	d, clockD, _ := newTestServer(t, func(c *Config) { c.AuthToken = "tok" })
+	clockD.Advance(clockB.Now().Sub(clockD.Now()))
+	if nr, nn, err := d.LoadStateFile(clockD.Now(), closed); err != nil || nr != 1 || nn != 1 {
+		t.Fatalf("LoadStateFile of a closed state = %d, %d, %v", nr, nn, err)
+	}
 }
