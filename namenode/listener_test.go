@@ -89,8 +89,8 @@ func TestLimitListenerEvictsIdleOnly(t *testing.T) {
 		ch = accept()
 		c2 := pl.dial()
 		lc2 := get(ch)
-		lc1.enter()
-		lc2.enter()
+		lc1.arrived()
+		lc2.arrived()
 
 		// Both inside a request: the third waits, nobody is closed.
 		ch = accept()
@@ -100,13 +100,13 @@ func TestLimitListenerEvictsIdleOnly(t *testing.T) {
 			t.Fatal("a connection inside a request was closed, or the cap was passed")
 		}
 		// lc2 leaves its request (keep-alive): it is the one closed.
-		lc2.leave()
+		lc2.leave(true)
 		lc3 := get(ch)
 		if !isClosed(c2) || isClosed(c1) || l.evicted.Load() != 1 || l.open() != 2 {
 			t.Fatalf("evicted %d, open %d; want c2 closed, c1 open", l.evicted.Load(), l.open())
 		}
 		// Closing the listener ends an Accept that waits for a slot.
-		lc3.enter()
+		lc3.arrived()
 		ch = accept()
 		c4 := pl.dial()
 		synctest.Wait()

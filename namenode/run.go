@@ -101,12 +101,20 @@ func (s *Server) Run(ctx context.Context) error {
 // be cut off. It closes ln. Serve (or Run) may be called once.
 //
 // It serves at most MaxConnections connections at once (limitListener),
-// and gives a client HeaderReadTimeout to send a request header.
+// fewer when the process may not open that many (openFilesCap, logged),
+// and gives a client HeaderReadTimeout to send a request header and
+// BodyReadTimeout more for its body.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	addr := ln.Addr().String()
 	s.addr.Store(&addr)
 	h := s.Handler()
-	limited := newLimitListener(ln, s.cfg.MaxConnections)
+	capacity := s.cfg.MaxConnections
+	if files := openFilesLimit(); openFilesCap(capacity, files) < capacity {
+		capacity = openFilesCap(capacity, files)
+		s.log.Warn("connection cap lowered to what the process may open", slog.String("key", MaxConnectionsKey),
+			slog.Int("configured", s.cfg.MaxConnections), slog.Int("cap", capacity), slog.Uint64("openFilesLimit", files))
+	}
+	limited := newLimitListener(ln, capacity)
 	s.conns.Store(limited)
 	ln = limited
 	s.warnOpen(addr)
@@ -117,7 +125,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		Handler:           h,
 		ConnContext:       withConn,
 		ReadHeaderTimeout: s.cfg.HeaderReadTimeout,
-		ReadTimeout:       time.Minute,
+		ReadTimeout:       s.cfg.HeaderReadTimeout + s.cfg.BodyReadTimeout,
 		WriteTimeout:      time.Minute,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
