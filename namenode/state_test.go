@@ -1,6 +1,7 @@
 package namenode
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 	"net/http/httptest"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/slowpeer/slowpeer/reports"
@@ -245,4 +247,54 @@ func TestOpenStateNotImportedWithToken(t *testing.T) {
 	if nr, nn, err := d.LoadStateFile(clockD.Now(), closed); err != nil || nr != 1 || nn != 1 {
 		t.Fatalf("LoadStateFile of a closed state = %d, %d, %v", nr, nn, err)
 	}
+}
+
+// The save when the service stops gives up after FinalSaveTimeout: the
+// file keeps the last save whole, the save left behind writes nothing
+// more and leaves no temporary file, and a line says so.
+func TestFinalSaveBounded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "state.json")
+		s, clock, logs := newTestServer(t, nil)
+		mustHeartbeat(t, s, report("10.0.0.1:9866", "10.0.0.9:9866"))
+		if err := s.SaveStateFile(clock.Now(), path); err != nil {
+			t.Fatal(err)
+		}
+		before, _ := os.ReadFile(path)
+		mustHeartbeat(t, s, report("10.0.0.2:9866", "10.0.0.9:9866"))
+		f := s.useStateFile(path)
+		release := make(chan struct{})
+		f.write = func(ctx context.Context, path string, data []byte) error {
+			<-release // a disk that takes its time
+			return writeFileAtomic(ctx, path, data)
+		}
+		start := time.Now()
+		f.final()
+		if took := time.Since(start); took != FinalSaveTimeout {
+			t.Fatalf("final save returned after %v, want %v", took, FinalSaveTimeout)
+		}
+		close(release)
+		synctest.Wait()
+		if after, _ := os.ReadFile(path); !bytes.Equal(after, before) {
+			t.Fatalf("the file changed after the save was cut short:\n%s\n%s", before, after)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+			t.Fatalf("dir holds %d files, want the state file alone", len(entries))
+		}
+		if !strings.Contains(logs.String(), "final state save cut short") {
+			t.Fatalf("no line says the save was cut short:\n%s", logs)
+		}
+		// A temporary file left by a process that exited mid-save goes at
+		// the next start.
+		if err := os.WriteFile(filepath.Join(dir, ".state.json.123.tmp"), []byte("{"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		s.RunStateFile(ctx, path, time.Hour)
+		if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+			t.Fatalf("dir holds %d files after a start, want the state file alone", len(entries))
+		}
+	})
 }

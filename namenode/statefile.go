@@ -23,10 +23,18 @@ func (s *Server) SaveStateFile(now time.Time, path string) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(path, b)
+	return writeFileAtomic(context.Background(), path, b)
 }
 
-func writeFileAtomic(path string, data []byte) error {
+// FinalSaveTimeout bounds the save of the state file when the service
+// stops (RunStateFile), so that it stops well within the systemd unit's
+// TimeoutStopSec (30s) beside the in-flight requests' ShutdownTimeout.
+const FinalSaveTimeout = 10 * time.Second
+
+// writeFileAtomic writes data to path through a temporary file beside it;
+// once ctx is done it stops before the sync and before the rename, and
+// removes the temporary file: path keeps what it held.
+func writeFileAtomic(ctx context.Context, path string, data []byte) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
@@ -35,10 +43,16 @@ func writeFileAtomic(path string, data []byte) error {
 	tmp := f.Name()
 	_, err = f.Write(data)
 	if err == nil {
+		err = context.Cause(ctx)
+	}
+	if err == nil {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
+	}
+	if err == nil {
+		err = context.Cause(ctx)
 	}
 	if err == nil {
 		err = os.Rename(tmp, path)
@@ -118,13 +132,16 @@ func (s *Server) StartState(ctx context.Context, peers []string, client *http.Cl
 }
 
 // RunStateFile saves the state to path every interval until ctx ends, and
-// once more then, skipping a save when nothing changed. A failed save is
-// logged (once per run of failures) and retried at the next tick. While
-// it runs, ForgetDataNode saves at once. It returns nil.
+// once more then, within FinalSaveTimeout, skipping a save when nothing
+// changed. A failed save is logged (once per run of failures) and retried
+// at the next tick. While it runs, ForgetDataNode saves at once. It first
+// removes the temporary files a save cut short left beside path. It
+// returns nil.
 func (s *Server) RunStateFile(ctx context.Context, path string, interval time.Duration) error {
 	if interval <= 0 {
 		panic("BUG: namenode.Server.RunStateFile: interval must be positive")
 	}
+	removeTemporaries(path)
 	f := s.useStateFile(path)
 	defer s.saveState.Store(nil)
 	t := time.NewTicker(interval)
@@ -132,10 +149,10 @@ func (s *Server) RunStateFile(ctx context.Context, path string, interval time.Du
 	for {
 		select {
 		case <-ctx.Done():
-			f.save(false)
+			f.final()
 			return nil
 		case <-t.C:
-			s.heavy.do(ctx, func() { f.save(false) })
+			s.heavy.do(ctx, func() { f.save(ctx, false) })
 		}
 	}
 }
@@ -143,16 +160,47 @@ func (s *Server) RunStateFile(ctx context.Context, path string, interval time.Du
 // useStateFile returns the saver of path, and makes ForgetDataNode save
 // with it.
 func (s *Server) useStateFile(path string) *stateFile {
-	f := &stateFile{s: s, path: path}
-	now := func() error { return f.save(true) }
+	f := &stateFile{s: s, path: path, write: writeFileAtomic}
+	now := func() error { return f.save(context.Background(), true) }
 	s.saveState.Store(&now)
 	return f
 }
 
+// final saves once more, and gives up after FinalSaveTimeout: the file
+// then keeps the last save, and the save left behind stops at its next
+// step (writeFileAtomic), or with the process, which is about to exit.
+func (f *stateFile) final() {
+	ctx, cancel := context.WithTimeoutCause(context.Background(), FinalSaveTimeout,
+		fmt.Errorf("final save cut short after %v", FinalSaveTimeout))
+	defer cancel()
+	start := time.Now()
+	done := make(chan error, 1)
+	go func() { done <- f.save(ctx, true) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			f.s.log.Error("final state save", slog.Any("err", err))
+		}
+	case <-ctx.Done():
+		f.s.log.Error("final state save cut short: the file keeps the last save", slog.String("file", f.path),
+			slog.Duration("after", time.Since(start)))
+	}
+}
+
+// removeTemporaries removes the temporary files of saves of path that did
+// not finish (writeFileAtomic's names).
+func removeTemporaries(path string) {
+	tmps, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp"))
+	for _, t := range tmps {
+		os.Remove(t)
+	}
+}
+
 // stateFile saves a Server's state to its file. Safe for concurrent use.
 type stateFile struct {
-	s    *Server
-	path string
+	s     *Server
+	path  string
+	write func(ctx context.Context, path string, data []byte) error // writeFileAtomic; tests slow it
 
 	mu      sync.Mutex
 	last    []byte // the state last saved, without its time
@@ -161,8 +209,9 @@ type stateFile struct {
 
 // save writes the state unless it is what the file holds, and logs a
 // failure (once per run of them) and the first success after; force
-// returns the error instead of logging it.
-func (f *stateFile) save(force bool) error {
+// returns the error instead of logging it. Once ctx is done it writes
+// nothing more.
+func (f *stateFile) save(ctx context.Context, force bool) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	now := f.s.now()
@@ -176,7 +225,7 @@ func (f *stateFile) save(force bool) error {
 		st.SavedAt = now
 		var doc []byte
 		if doc, err = MarshalState(st); err == nil {
-			err = writeFileAtomic(f.path, doc)
+			err = f.write(ctx, f.path, doc)
 		}
 	}
 	if err != nil {
