@@ -61,15 +61,15 @@ func BenchmarkSaveStateFile(b *testing.B) {
 	}
 }
 
-// fullStateServer is a service with every default limit reached: 50 000
-// DataNodes, each reporting 20 of 10 000 slow nodes (1 000 000 entries).
-func fullStateServer(b *testing.B) (*Server, *fakeClock) {
-	s, clock, _ := newTestServer(b, nil)
-	st := Snapshot{SavedAt: clock.Now()}
+// fullSnapshot is the state of a service with every default limit
+// reached at now: 50 000 DataNodes, each reporting 20 of 10 000 slow
+// nodes (1 000 000 entries).
+func fullSnapshot(now time.Time) Snapshot {
+	st := Snapshot{SavedAt: now}
 	for i := range DefaultMaxDataNodes {
 		node := fmt.Sprintf("10.%d.%d.%d:9866", i/62500, i/250%250, i%250+1)
-		st.DataNodes = append(st.DataNodes, DataNode{Node: node, LastHeartbeat: clock.Now()})
-		h := tracker.Held{Reporter: node, Arrival: clock.Now()}
+		st.DataNodes = append(st.DataNodes, DataNode{Node: node, LastHeartbeat: now})
+		h := tracker.Held{Reporter: node, Arrival: now}
 		for j := range DefaultMaxTrackerEntries / DefaultMaxDataNodes {
 			slow := (i*7 + j*499) % DefaultMaxSlowNodes
 			h.SlowPeers = append(h.SlowPeers, reports.SlowPeer{Node: fmt.Sprintf("10.200.%d.%d:9866", slow/250, slow%250+1),
@@ -77,7 +77,13 @@ func fullStateServer(b *testing.B) (*Server, *fakeClock) {
 		}
 		st.Reports = append(st.Reports, h)
 	}
-	if nr, nn := s.ImportState(clock.Now(), st); nr != DefaultMaxDataNodes || nn != DefaultMaxDataNodes {
+	return st
+}
+
+// fullStateServer is a service holding fullSnapshot.
+func fullStateServer(b *testing.B) (*Server, *fakeClock) {
+	s, clock, _ := newTestServer(b, nil)
+	if nr, nn := s.ImportState(clock.Now(), fullSnapshot(clock.Now())); nr != DefaultMaxDataNodes || nn != DefaultMaxDataNodes {
 		b.Fatalf("imported %d reports, %d DataNodes", nr, nn)
 	}
 	return s, clock
