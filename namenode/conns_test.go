@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -221,5 +223,32 @@ func TestOpenFilesCap(t *testing.T) {
 	var lim syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil || lim.Cur+1 < lim.Max {
 		t.Errorf("soft limit %d, hard %d: not raised", lim.Cur, lim.Max)
+	}
+}
+
+// With fewer files to open than the cap needs, Serve lowers the cap and
+// says so. The limit is lowered in a child process of the test: hard and
+// soft alike, as a unit's LimitNOFILE sets them.
+func TestConnectionCapFollowsOpenFiles(t *testing.T) {
+	if os.Getenv("SLOWPEER_TEST_NOFILE") == "512" {
+		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &syscall.Rlimit{Cur: 512, Max: 512}); err != nil {
+			t.Fatal(err)
+		}
+		s, _, logs := newTestServer(t, nil)
+		base, stop := serve(t, s)
+		heartbeatOnNewConn(t, base, 10*time.Second) // Serve has its listener
+		if got := cap(s.conns.Load().slots); got != 384 {
+			t.Fatalf("cap %d with 512 files, want 384", got)
+		}
+		stop()
+		if !strings.Contains(logs.String(), `msg="connection cap lowered to what the process may open" key=slowpeer.namenode.max.connections configured=8192 cap=384 openFilesLimit=512`) {
+			t.Fatalf("no line says the cap was lowered:\n%s", logs)
+		}
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestConnectionCapFollowsOpenFiles$")
+	cmd.Env = append(os.Environ(), "SLOWPEER_TEST_NOFILE=512")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
 	}
 }
