@@ -1,14 +1,11 @@
 package namenode
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"strings"
-	"syscall"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -130,59 +127,15 @@ func TestLimitListenerEvictsIdleOnly(t *testing.T) {
 // heartbeat must be answered at once.
 func TestConnectionCapKeepsHeartbeatsIn(t *testing.T) {
 	const dribblers, capacity = 600, 500
-	var lim syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err == nil && lim.Cur < 2*dribblers+200 {
-		t.Skipf("needs %d open files, the limit is %d", 2*dribblers+200, lim.Cur)
-	}
 	s, _, _ := newTestServer(t, func(c *Config) {
 		c.MaxConnections = capacity
 		c.HeaderReadTimeout = time.Minute
 	})
 	base, _ := serve(t, s)
-	addr := strings.TrimPrefix(base, "http://")
-	var conns []net.Conn
-	defer func() {
-		for _, c := range conns {
-			c.Close()
-		}
-	}()
-	for i := range dribblers {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatalf("dial %d: %v", i, err)
-		}
-		conns = append(conns, c)
-		fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: nn\r\nX-Slow: ", HeartbeatPath)
-	}
 	// The dribblers go on, a byte each, while the heartbeat is sent.
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		for {
-			for _, c := range conns {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				c.SetWriteDeadline(time.Now().Add(10 * time.Millisecond))
-				c.Write([]byte("x"))
-			}
-		}
-	}()
-
-	body := []byte(`{"node":"10.0.0.1:9866","slowPeers":[]}`)
-	client := &http.Client{Timeout: 20 * time.Second}
-	start := time.Now()
-	resp, err := client.Post(base+HeartbeatPath, "application/json", bytes.NewReader(body))
-	took := time.Since(start)
-	if err != nil {
-		t.Fatalf("heartbeat under the flood: %v after %v", err, took)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Fatalf("heartbeat under the flood: %d", resp.StatusCode)
-	}
+	_, stop := dribble(t, strings.TrimPrefix(base, "http://"), dribblers, fmt.Sprintf("POST %s HTTP/1.1\r\nHost: nn\r\nX-Slow: ", HeartbeatPath))
+	defer stop()
+	took := heartbeatOnNewConn(t, base, 20*time.Second)
 	// The bound: far below the header timeout the dribblers would hold
 	// their slots for.
 	if took > 5*time.Second {
