@@ -2,7 +2,9 @@ package namenode
 
 import (
 	"crypto/tls"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/slowpeer/slowpeer/certs"
 	"github.com/slowpeer/slowpeer/internal/certtest"
+	"github.com/slowpeer/slowpeer/internal/testenv"
 	"github.com/slowpeer/slowpeer/reports"
 )
 
@@ -127,4 +130,52 @@ func TestSlowNodesSkipDead(t *testing.T) {
 	if s.IsSlowHost(now, "10.0.0.5") || !s.IsSlowHost(now, "10.0.0.6") {
 		t.Fatalf("SlowHosts = %v", s.SlowHosts(now))
 	}
+}
+
+// Failed TLS handshakes are counted and logged as one summary line a
+// period, as refusals are, not one line each.
+func TestHandshakeFailuresSummarised(t *testing.T) {
+	dir := t.TempDir()
+	ca := certtest.NewCA(t, "test CA")
+	pair, err := certs.LoadPair(ca.WritePair(t, dir, "nn", "nn", "127.0.0.1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, clock, logs := newTestServer(t, func(c *Config) { c.TLS = certs.ServerConfig(pair, nil) })
+	s.Step(clock.Now())
+	base, _ := serve(t, s)
+	const n = 200
+	for range n {
+		c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Write([]byte("\x00\x01\x02\x03\x04 not a handshake"))
+		c.Close()
+	}
+	testenv.WaitFor(t, "the failed handshakes counted", 10*time.Second, func() bool { return s.metrics.refused.handshakes.Load() == n })
+	if c := len(logLinesWith(logs.String(), "handshake")); c != 0 {
+		t.Fatalf("%d lines on handshakes before the summary:\n%.2000s", c, logs)
+	}
+	clock.Advance(summaryEvery)
+	s.Step(clock.Now())
+	want := fmt.Sprintf(`level=WARN msg="failed %d TLS handshakes in the last 10s, the last from 127.0.0.1:`, n)
+	if c := strings.Count(logs.String(), want); c != 1 ||
+		len(logLinesWith(logs.String(), "handshake")) != 1 {
+		t.Fatalf("summary logged %d times, want once:\n%.2000s", c, logs)
+	}
+	if _, got := scrape(t, s); got["slowpeer_tls_handshakes_failed_total"] != n {
+		t.Fatalf("handshakes not counted: %v", got["slowpeer_tls_handshakes_failed_total"])
+	}
+}
+
+// logLinesWith returns the lines of text that contain s.
+func logLinesWith(text, s string) []string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if strings.Contains(l, s) {
+			out = append(out, l)
+		}
+	}
+	return out
 }

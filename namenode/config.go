@@ -222,12 +222,17 @@ type Config struct {
 	// be longer than DeadAfter.
 	DataNodeForgetAfter time.Duration
 	// MaxConnections mirrors slowpeer.namenode.max.connections (default
-	// 51024, a keep-alive for every admitted DataNode and 1024 more):
-	// the most connections Serve serves at once.
+	// 16384, a keep-alive for each of 16 000 DataNodes): the most
+	// connections Serve serves at once, lowered to what the process may
+	// open (openFilesCap); a quarter of them is the heartbeats'.
 	MaxConnections int
 	// HeaderReadTimeout mirrors slowpeer.namenode.header.read.timeout
 	// (default 5s): how long a client may take to send a request header.
 	HeaderReadTimeout time.Duration
+	// BodyReadTimeout mirrors slowpeer.namenode.body.read.timeout
+	// (default 5s): how long a client may take to send a request's body
+	// after its header.
+	BodyReadTimeout time.Duration
 
 	// Logger receives the access log and the service's events; nil means
 	// slog.Default().
@@ -262,6 +267,7 @@ func DefaultConfig() Config {
 		DataNodeForgetAfter:      DefaultDataNodeForgetAfter,
 		MaxConnections:           DefaultMaxConnections,
 		HeaderReadTimeout:        DefaultHeaderReadTimeout,
+		BodyReadTimeout:          DefaultBodyReadTimeout,
 		SlowNodesFloor:           DefaultSlowNodesFloor,
 	}
 }

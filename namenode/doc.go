@@ -70,8 +70,10 @@
 // (Config.MaxDataNodes), the tracker's entries and slow nodes
 // (MaxTrackerEntries, MaxSlowNodes), the per-node series of /metrics (the
 // top MetricsSlowNodes slow nodes only), the connections served at once
-// (MaxConnections: over it, the one idle longest outside a request is
-// closed), the time to send a header (HeaderReadTimeout). DataNodes silent
+// (MaxConnections, below what the process may open: over it, the one
+// waiting for its client longest is closed, and other requests leave a
+// quarter to heartbeats), the time to send a header and a body
+// (HeaderReadTimeout, BodyReadTimeout). DataNodes silent
 // for DataNodeForgetAfter leave the table. An error answer quotes input
 // clipped (reports.Clip), and comes after the rest of the request body
 // was read and discarded (at most 16 MiB, for at most 5 s), so that

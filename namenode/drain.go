@@ -50,8 +50,12 @@ type drainingWriter struct {
 	// expect is the body of a request with "Expect: 100-continue", nil
 	// for others: it tells whether the handler read from it (and so made
 	// the server send 100 Continue).
-	expect  *countingBody
-	drained bool
+	expect *countingBody
+	// arriving is the body as the handler reads it, when the connection
+	// is a limitedConn: a body whose read failed (its deadline passed)
+	// is not drained.
+	arriving *arrivingBody
+	drained  bool
 }
 
 // Unwrap gives http.ResponseController the writer underneath (deadlines,
@@ -68,11 +72,12 @@ func (w *drainingWriter) WriteHeader(code int) {
 
 // drain reads and discards the rest of the body, within drainBytes and
 // drainTime, unless the client waits for 100 Continue and was not sent
-// it: then the server closes the connection after the answer, and the
-// client never sends its body.
+// it (then the server closes the connection after the answer, and the
+// client never sends its body), or reading it failed already (a client
+// past the body's deadline gets no more time).
 func (w *drainingWriter) drain() {
 	w.drained = true
-	if w.body == nil || w.expect != nil && !w.expect.read {
+	if w.body == nil || w.expect != nil && !w.expect.read || w.arriving != nil && w.arriving.failed {
 		return
 	}
 	// Not every writer has a connection (httptest's has not); then the
@@ -81,26 +86,53 @@ func (w *drainingWriter) drain() {
 	io.CopyN(io.Discard, w.body, drainBytes)
 }
 
-// prepare is the first middleware: it marks the connection as inside a
-// request for the connection cap (listener.go), and installs the
-// drainingWriter.
+// prepare is the first middleware: it installs the drainingWriter, and
+// marks for the connection cap (listener.go) when the request has all
+// arrived and until its handler ends.
 func (s *Server) prepare(c *gin.Context) {
-	if lc := connFromContext(c.Request.Context()); lc != nil {
-		lc.enter()
-		defer lc.leave()
-	}
 	dw := &drainingWriter{ResponseWriter: c.Writer}
-	if r := c.Request; r.Body != nil && r.Body != http.NoBody {
+	r := c.Request
+	hasBody := r.Body != nil && r.Body != http.NoBody
+	if hasBody {
 		dw.body = r.Body
+		// On a shallow copy: the server itself must still see its own
+		// body in its request, to close the connection when the body was
+		// left unread.
+		c.Request = r.WithContext(r.Context())
 		if strings.EqualFold(r.Header.Get("Expect"), "100-continue") {
-			// On a shallow copy: the server itself must still see its
-			// own body in its request, to close the connection when the
-			// body was left unread.
 			dw.expect = &countingBody{ReadCloser: r.Body}
-			c.Request = r.WithContext(r.Context())
 			c.Request.Body = dw.expect
 		}
 	}
+	if lc := connFromContext(r.Context()); lc != nil {
+		var body *arrivingBody
+		if hasBody {
+			body = &arrivingBody{ReadCloser: c.Request.Body, left: r.ContentLength, c: lc}
+			c.Request.Body, dw.arriving = body, body
+		} else {
+			lc.arrived()
+		}
+		defer func() { lc.leave(body == nil || body.arrived) }()
+	}
 	c.Writer = dw
+	c.Next()
+}
+
+// share keeps a quarter of the connection cap for heartbeats: a request
+// of another route (but the health paths), while such requests hold the
+// rest of the cap inside handlers, is answered 429 at once and its
+// connection closed.
+func (s *Server) share(c *gin.Context) {
+	lc := connFromContext(c.Request.Context())
+	if lc == nil || c.FullPath() == HeartbeatPath || isHealthPath(c.Request.URL.Path) {
+		return
+	}
+	if !lc.l.admitOther() {
+		c.Header("Connection", "close")
+		c.Header("Retry-After", "1")
+		s.fail(c, http.StatusTooManyRequests, "busy: requests other than heartbeats hold their share of the connections ("+MaxConnectionsKey+"); retry")
+		return
+	}
+	defer lc.l.leaveOther()
 	c.Next()
 }

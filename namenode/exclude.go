@@ -137,18 +137,27 @@ func (s *Server) refreshNodes(c *gin.Context) {
 	c.JSON(http.StatusOK, r)
 }
 
-// notExcluded drops the evidence of excluded nodes, and links with an
-// excluded end.
-func (s *Server) notExcluded(counts []tracker.NodeCount) []tracker.NodeCount {
+// countable drops the evidence of excluded nodes and of nodes the
+// DataNode table holds dead at now, and links with such an end. A node
+// the table does not know (a peer that runs no agent) counts.
+func (s *Server) countable(now time.Time, counts []tracker.NodeCount) []tracker.NodeCount {
 	set := s.excluded.Load()
-	if set.Len() == 0 {
-		return counts
-	}
-	return slices.DeleteFunc(slices.Clone(counts), func(c tracker.NodeCount) bool {
-		if strings.HasPrefix(c.Node, "link:") {
-			a, b := linkEnds(c.Node)
-			return set.Contains(a) || set.Contains(b)
+	return slices.DeleteFunc(slices.Clone(counts), func(c tracker.NodeCount) bool { return !s.countsFor(now, set, c.Node) })
+}
+
+// countsFor reports whether the evidence of entity, a node or a link,
+// counts: no end of it is excluded by set or dead at now.
+func (s *Server) countsFor(now time.Time, set *hosts.Set, entity string) bool {
+	ok := func(node string) bool {
+		if set.Contains(node) {
+			return false
 		}
-		return set.Contains(c.Node)
-	})
+		st, _ := s.nodes.State(now, node)
+		return st != Dead
+	}
+	if strings.HasPrefix(entity, "link:") {
+		a, b := linkEnds(entity)
+		return ok(a) && ok(b)
+	}
+	return ok(entity)
 }

@@ -77,16 +77,16 @@ const (
 	// sending its header) is closed to make room; when every connection
 	// is inside a request, new ones wait in the listen backlog.
 	MaxConnectionsKey = "slowpeer.namenode.max.connections"
-	// DefaultMaxConnections is one keep-alive connection for every
-	// DataNode the table admits, plus room for readers: every agent holds
-	// one to each replica and heartbeats every few seconds, so a cap below
-	// the number of agents makes the service close connections that are
-	// about to be used (at 10 000 agents and a cap of 4096, 23 % of the
-	// heartbeats failed; BENCHMARKS.md). It stays under the 65536
-	// descriptors of the systemd unit; full, it costs about 30 KB a
-	// connection (1.5 GB), which only that many live agents, or a client
-	// that completes requests to hold them, can make it spend.
-	DefaultMaxConnections = DefaultMaxDataNodes + 1024
+	// DefaultMaxConnections is one keep-alive connection for each of
+	// 16 000 DataNodes, plus room for readers: every agent holds one to
+	// each replica and heartbeats every few seconds, so a cap below the
+	// number of agents makes the service close connections that are about
+	// to be used (at 10 000 agents and a cap of 4096, 23 % of the
+	// heartbeats failed; BENCHMARKS.md): raise it for a larger cluster.
+	// Full, it costs about 30 KB a connection (480 MB, apart from
+	// MemoryBudget's items). Serve lowers the
+	// cap to what the process may open (openFilesCap).
+	DefaultMaxConnections = 16384
 
 	// HeaderReadTimeoutKey bounds the time a client has to send a
 	// request's header. A bare number is milliseconds.
@@ -95,6 +95,15 @@ const (
 	// bytes, and short enough that connections dribbling theirs are cut
 	// off quickly.
 	DefaultHeaderReadTimeout = 5 * time.Second
+
+	// BodyReadTimeoutKey bounds the time a client has to send a request's
+	// body once its header is in: the whole request must arrive within
+	// the header's and the body's timeouts. A bare number is milliseconds.
+	BodyReadTimeoutKey = "slowpeer.namenode.body.read.timeout"
+	// DefaultBodyReadTimeout is ample for the largest heartbeat (1 MiB)
+	// at 200 KB/s, and short enough that connections dribbling a body
+	// are cut off quickly.
+	DefaultBodyReadTimeout = 5 * time.Second
 )
 
 // Bounds of the limits' values.
@@ -135,6 +144,9 @@ func (c Config) validateLimits() error {
 	}
 	if c.HeaderReadTimeout <= 0 || c.HeaderReadTimeout > maxInterval {
 		return fmt.Errorf("%s must be more than zero and at most %v, got %v", HeaderReadTimeoutKey, maxInterval, c.HeaderReadTimeout)
+	}
+	if c.BodyReadTimeout <= 0 || c.BodyReadTimeout > maxInterval {
+		return fmt.Errorf("%s must be more than zero and at most %v, got %v", BodyReadTimeoutKey, maxInterval, c.BodyReadTimeout)
 	}
 	if c.DataNodeForgetAfter > maxInterval {
 		return fmt.Errorf("%s must be at most %v, got %v", DataNodeForgetAfterKey, maxInterval, c.DataNodeForgetAfter)

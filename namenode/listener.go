@@ -2,6 +2,7 @@ package namenode
 
 import (
 	"context"
+	"io"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -10,14 +11,18 @@ import (
 
 // limitListener is a net.Listener that serves at most max connections at
 // once (slowpeer.namenode.max.connections). A connection accepted over the
-// cap makes room by closing the connection that has been outside a request
-// the longest: a keep-alive connection waiting for its next request, or
-// one still sending its header (a client dribbling headers ends there).
-// Connections inside a handler are never closed; when all are, the new
+// cap makes room by closing the connection that has been waiting for its
+// client the longest: a keep-alive connection waiting for its next
+// request, or one still sending its header or its body (a client
+// dribbling either ends there). Connections whose request has all arrived
+// and is being answered are never closed; when all are, the new
 // connection waits for one to end or leave its request, and the ones after
-// it wait in the kernel's listen backlog.
-// So a flood of idle connections cannot keep a
-// heartbeat out, and the descriptors and buffers in use stay bounded.
+// it wait in the kernel's listen backlog. Requests other than heartbeats
+// may hold at most maxOthers connections inside a handler (Server.share):
+// the rest of the cap, a quarter, is the heartbeats'.
+// So a flood of idle or dribbling connections, or of long reads, cannot
+// keep a heartbeat out, and the descriptors and buffers in use stay
+// bounded.
 //
 // It is safe for concurrent use; Accept is called by one goroutine, the
 // http.Server's.
@@ -29,6 +34,11 @@ type limitListener struct {
 	once  sync.Once
 
 	evicted atomic.Uint64 // connections closed to make room
+
+	// others counts the requests other than heartbeats inside a handler;
+	// at most maxOthers are let in.
+	others    atomic.Int32
+	maxOthers int32
 
 	mu    sync.Mutex
 	conns map[*limitedConn]struct{}
@@ -44,8 +54,23 @@ func newLimitListener(ln net.Listener, max int) *limitListener {
 		freed:    make(chan struct{}, 1),
 		done:     make(chan struct{}),
 		conns:    make(map[*limitedConn]struct{}, max),
+		// The heartbeats' share is a quarter of the cap.
+		maxOthers: int32(max - max/4),
 	}
 }
+
+// admitOther counts a request other than a heartbeat into a handler, or
+// reports false when maxOthers are in already; each true needs a
+// leaveOther.
+func (l *limitListener) admitOther() bool {
+	if l.others.Add(1) > l.maxOthers {
+		l.others.Add(-1)
+		return false
+	}
+	return true
+}
+
+func (l *limitListener) leaveOther() { l.others.Add(-1) }
 
 // Accept accepts a connection and returns it once it has a slot.
 func (l *limitListener) Accept() (net.Conn, error) {
@@ -80,14 +105,14 @@ func (l *limitListener) Accept() (net.Conn, error) {
 	return lc, nil
 }
 
-// evictOne closes the connection outside a request the longest, and
-// reports whether there was one.
+// evictOne closes the connection that has waited for its client the
+// longest, and reports whether there was one.
 func (l *limitListener) evictOne() bool {
 	var oldest *limitedConn
 	var since int64
 	l.mu.Lock()
 	for c := range l.conns {
-		if c.busy.Load() > 0 {
+		if c.working.Load() > 0 {
 			continue
 		}
 		if s := c.since.Load(); oldest == nil || s < since {
@@ -120,20 +145,30 @@ func (l *limitListener) release(c *limitedConn) {
 }
 
 // limitedConn is a connection of a limitListener. The Server's first
-// middleware marks the time it spends inside a request (enter, leave).
+// middleware marks the time its requests spend being answered, from the
+// moment the whole request has arrived (arrived) to the end of the
+// handler (leave).
 type limitedConn struct {
 	net.Conn
-	l     *limitListener
-	busy  atomic.Int32 // requests inside a handler: 0 or 1 on HTTP/1
-	since atomic.Int64 // Unix ns: accepted, or left its last request
-	once  sync.Once
+	l *limitListener
+	// working counts the requests whose whole body has arrived, inside a
+	// handler: 0 or 1 on HTTP/1, more on HTTP/2.
+	working atomic.Int32
+	since   atomic.Int64 // Unix ns: accepted, or left its last request
+	once    sync.Once
 }
 
-func (c *limitedConn) enter() { c.busy.Add(1) }
+// arrived marks a request of c as being answered: c is not closed to make
+// room until leave.
+func (c *limitedConn) arrived() { c.working.Add(1) }
 
-func (c *limitedConn) leave() {
+// leave marks the end of a request's handler; working says whether it
+// had arrived.
+func (c *limitedConn) leave(working bool) {
 	c.since.Store(time.Now().UnixNano())
-	c.busy.Add(-1)
+	if working {
+		c.working.Add(-1)
+	}
 	select {
 	case c.l.freed <- struct{}{}:
 	default:
@@ -145,6 +180,34 @@ func (c *limitedConn) Close() error {
 	err := c.Conn.Close()
 	c.once.Do(func() { c.l.release(c) })
 	return err
+}
+
+// arrivingBody is a request body that marks its connection as answering
+// (limitedConn.arrived) once all of it has arrived: its Content-Length
+// read, or the end of a body of unknown length. Until then the
+// connection may be closed to make room, as one still sending its header.
+// It is read by the handler's goroutine only.
+type arrivingBody struct {
+	io.ReadCloser
+	left    int64 // bytes still to come, -1 when unknown
+	c       *limitedConn
+	arrived bool
+	failed  bool // a read failed: the deadline passed, or the connection is gone
+}
+
+func (b *arrivingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && err != io.EOF {
+		b.failed = true
+	}
+	if b.left > 0 {
+		b.left -= int64(n)
+	}
+	if !b.arrived && (b.left == 0 || err == io.EOF) {
+		b.arrived = true
+		b.c.arrived()
+	}
+	return n, err
 }
 
 type connKey struct{}

@@ -1,14 +1,11 @@
 package namenode
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"strings"
-	"syscall"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -89,8 +86,8 @@ func TestLimitListenerEvictsIdleOnly(t *testing.T) {
 		ch = accept()
 		c2 := pl.dial()
 		lc2 := get(ch)
-		lc1.enter()
-		lc2.enter()
+		lc1.arrived()
+		lc2.arrived()
 
 		// Both inside a request: the third waits, nobody is closed.
 		ch = accept()
@@ -100,13 +97,13 @@ func TestLimitListenerEvictsIdleOnly(t *testing.T) {
 			t.Fatal("a connection inside a request was closed, or the cap was passed")
 		}
 		// lc2 leaves its request (keep-alive): it is the one closed.
-		lc2.leave()
+		lc2.leave(true)
 		lc3 := get(ch)
 		if !isClosed(c2) || isClosed(c1) || l.evicted.Load() != 1 || l.open() != 2 {
 			t.Fatalf("evicted %d, open %d; want c2 closed, c1 open", l.evicted.Load(), l.open())
 		}
 		// Closing the listener ends an Accept that waits for a slot.
-		lc3.enter()
+		lc3.arrived()
 		ch = accept()
 		c4 := pl.dial()
 		synctest.Wait()
@@ -130,59 +127,15 @@ func TestLimitListenerEvictsIdleOnly(t *testing.T) {
 // heartbeat must be answered at once.
 func TestConnectionCapKeepsHeartbeatsIn(t *testing.T) {
 	const dribblers, capacity = 600, 500
-	var lim syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err == nil && lim.Cur < 2*dribblers+200 {
-		t.Skipf("needs %d open files, the limit is %d", 2*dribblers+200, lim.Cur)
-	}
 	s, _, _ := newTestServer(t, func(c *Config) {
 		c.MaxConnections = capacity
 		c.HeaderReadTimeout = time.Minute
 	})
 	base, _ := serve(t, s)
-	addr := strings.TrimPrefix(base, "http://")
-	var conns []net.Conn
-	defer func() {
-		for _, c := range conns {
-			c.Close()
-		}
-	}()
-	for i := range dribblers {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatalf("dial %d: %v", i, err)
-		}
-		conns = append(conns, c)
-		fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: nn\r\nX-Slow: ", HeartbeatPath)
-	}
 	// The dribblers go on, a byte each, while the heartbeat is sent.
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		for {
-			for _, c := range conns {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				c.SetWriteDeadline(time.Now().Add(10 * time.Millisecond))
-				c.Write([]byte("x"))
-			}
-		}
-	}()
-
-	body := []byte(`{"node":"10.0.0.1:9866","slowPeers":[]}`)
-	client := &http.Client{Timeout: 20 * time.Second}
-	start := time.Now()
-	resp, err := client.Post(base+HeartbeatPath, "application/json", bytes.NewReader(body))
-	took := time.Since(start)
-	if err != nil {
-		t.Fatalf("heartbeat under the flood: %v after %v", err, took)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Fatalf("heartbeat under the flood: %d", resp.StatusCode)
-	}
+	_, stop := dribble(t, strings.TrimPrefix(base, "http://"), dribblers, fmt.Sprintf("POST %s HTTP/1.1\r\nHost: nn\r\nX-Slow: ", HeartbeatPath))
+	defer stop()
+	took := heartbeatOnNewConn(t, base, 20*time.Second)
 	// The bound: far below the header timeout the dribblers would hold
 	// their slots for.
 	if took > 5*time.Second {

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/slowpeer/slowpeer/reports"
 )
 
 // summaryEvery is how often, at most, the Server logs its summary of
@@ -21,11 +23,25 @@ const summaryEvery = 10 * time.Second
 // Step logs. Safe for concurrent use; the zero value is ready.
 type refusals struct {
 	total [100]atomic.Uint64 // index: status - 400
+	// handshakes counts the failed TLS handshakes (serverErrors).
+	handshakes atomic.Uint64
 
-	// mu guards what the summary has already logged.
-	mu       sync.Mutex
-	logged   [100]uint64
-	lastTime time.Time
+	// mu guards what the summary has already logged, and the last
+	// handshake failure.
+	mu               sync.Mutex
+	logged           [100]uint64
+	loggedHandshakes uint64
+	lastHandshake    string
+	lastTime         time.Time
+}
+
+// handshakeFailed counts a failed TLS handshake; why is net/http's
+// "from ADDR: ERROR".
+func (r *refusals) handshakeFailed(why string) {
+	r.handshakes.Add(1)
+	r.mu.Lock()
+	r.lastHandshake = reports.ClipTo(why, maxErrorBytes)
+	r.mu.Unlock()
 }
 
 // add counts one answer of status; statuses outside 4xx are not counted.
@@ -36,8 +52,10 @@ func (r *refusals) add(status int) {
 }
 
 // summary returns the line to log at now: "refused N requests in the last
-// 10s: 401×N, 400×M" (most frequent first), or "" when nothing was refused
-// since the last line or the last line is younger than summaryEvery.
+// 10s: 401×N, 400×M" (most frequent first), with "; failed K TLS
+// handshakes, the last from ADDR: ERROR" when some failed (or that alone
+// when no request was refused), or "" when nothing was refused since the
+// last line or the last line is younger than summaryEvery.
 func (r *refusals) summary(now time.Time) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -60,8 +78,14 @@ func (r *refusals) summary(now time.Time) string {
 		r.logged[i] = t
 	}
 	r.lastTime = now
-	if sum == 0 {
+	h := r.handshakes.Load()
+	failed := h - r.loggedHandshakes
+	r.loggedHandshakes = h
+	if sum == 0 && failed == 0 {
 		return ""
+	}
+	if sum == 0 {
+		return fmt.Sprintf("failed %d TLS handshakes in the last %v, the last from %s", failed, period.Round(time.Second), r.lastHandshake)
 	}
 	// A handful of statuses at most: insertion sort, most first.
 	for i := 1; i < len(counts); i++ {
@@ -73,7 +97,11 @@ func (r *refusals) summary(now time.Time) string {
 	for i, c := range counts {
 		parts[i] = fmt.Sprintf("%d×%d", c.status, c.n)
 	}
-	return fmt.Sprintf("refused %d requests in the last %v: %s", sum, period.Round(time.Second), strings.Join(parts, ", "))
+	line := fmt.Sprintf("refused %d requests in the last %v: %s", sum, period.Round(time.Second), strings.Join(parts, ", "))
+	if failed > 0 {
+		line += fmt.Sprintf("; failed %d TLS handshakes, the last from %s", failed, r.lastHandshake)
+	}
+	return line
 }
 
 // write writes slowpeer_http_requests_refused_total{code}, a series for
@@ -85,6 +113,34 @@ func (r *refusals) write(w io.Writer) {
 			fmt.Fprintf(w, "%s{code=\"%d\"} %d\n", refusedFamily, 400+i, n)
 		}
 	}
+	if n := r.handshakes.Load(); n > 0 {
+		writeFamilyHeader(w, handshakesFamily, "counter", "TLS handshakes that failed.")
+		fmt.Fprintf(w, "%s %d\n", handshakesFamily, n)
+	}
+}
+
+const handshakesFamily = "slowpeer_tls_handshakes_failed_total"
+
+// handshakeErrorPrefix begins net/http's line for a failed TLS handshake.
+const handshakeErrorPrefix = "http: TLS handshake error from "
+
+// serverErrors is the writer of the http.Server's ErrorLog: a failed TLS
+// handshake, one line each from net/http, is counted for Step's summary
+// instead (a scan or a client with the wrong certificate would otherwise
+// write a line each); other lines go to the log at Warn.
+type serverErrors struct {
+	log     *slog.Logger
+	refused *refusals
+}
+
+func (e serverErrors) Write(p []byte) (int, error) {
+	line := strings.TrimSpace(string(p))
+	if why, ok := strings.CutPrefix(line, handshakeErrorPrefix); ok {
+		e.refused.handshakeFailed(why)
+	} else {
+		e.log.Warn(line)
+	}
+	return len(p), nil
 }
 
 // nodeEvents collects the DataNodes that registered (or came back) between

@@ -5,9 +5,11 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"log"
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 )
@@ -28,7 +30,10 @@ type StepResult struct {
 // and logs what happened since the last Step in a few lines, whatever the
 // number of nodes or requests: the DataNodes that registered or came back,
 // those that died (each death once), and at most every summaryEvery the
-// requests refused. Reads never depend on it (expired reports are never
+// requests refused. A node found dead leaves the slow sets at once, not
+// after slowpeer.slow.leave.after: it gets no work anyway, and alerts on
+// it would only say that it is gone (its exit is logged and counted as
+// every exit is, decisions.go). Reads never depend on it (expired reports are never
 // shown, and live/dead is decided at read time); it bounds memory and
 // logs. RunSteps calls it every HeartbeatInterval.
 func (s *Server) Step(now time.Time) StepResult {
@@ -38,6 +43,10 @@ func (s *Server) Step(now time.Time) StepResult {
 		Forgotten: s.nodes.Forget(now, s.cfg.DataNodeForgetAfter),
 	}
 	s.diag.died(res.Died)
+	if len(res.Died) > 0 {
+		s.dropFromSlowSets(now, func(node string) bool { _, dead := slices.BinarySearch(res.Died, node); return dead },
+			fmt.Sprintf("dead: no heartbeat for %v", s.cfg.DeadAfter()))
+	}
 	if res.Expired > 0 || len(res.Died) > 0 || res.Forgotten > 0 {
 		s.changes.Add(1)
 	}
@@ -97,12 +106,20 @@ func (s *Server) Run(ctx context.Context) error {
 // be cut off. It closes ln. Serve (or Run) may be called once.
 //
 // It serves at most MaxConnections connections at once (limitListener),
-// and gives a client HeaderReadTimeout to send a request header.
+// fewer when the process may not open that many (openFilesCap, logged),
+// and gives a client HeaderReadTimeout to send a request header and
+// BodyReadTimeout more for its body.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	addr := ln.Addr().String()
 	s.addr.Store(&addr)
 	h := s.Handler()
-	limited := newLimitListener(ln, s.cfg.MaxConnections)
+	capacity := s.cfg.MaxConnections
+	if files := openFilesLimit(); openFilesCap(capacity, files) < capacity {
+		capacity = openFilesCap(capacity, files)
+		s.log.Warn("connection cap lowered to what the process may open", slog.String("key", MaxConnectionsKey),
+			slog.Int("configured", s.cfg.MaxConnections), slog.Int("cap", capacity), slog.Uint64("openFilesLimit", files))
+	}
+	limited := newLimitListener(ln, capacity)
 	s.conns.Store(limited)
 	ln = limited
 	s.warnOpen(addr)
@@ -113,11 +130,11 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		Handler:           h,
 		ConnContext:       withConn,
 		ReadHeaderTimeout: s.cfg.HeaderReadTimeout,
-		ReadTimeout:       time.Minute,
+		ReadTimeout:       s.cfg.HeaderReadTimeout + s.cfg.BodyReadTimeout,
 		WriteTimeout:      time.Minute,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		ErrorLog:          log.New(serverErrors{log: s.log, refused: &s.metrics.refused}, "", 0),
 	}
 	stepCtx, stopSteps := context.WithCancel(ctx)
 	var wg sync.WaitGroup

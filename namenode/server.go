@@ -143,7 +143,7 @@ func New(cfg Config) (*Server, error) {
 	if err := e.SetTrustedProxies(nil); err != nil {
 		return nil, fmt.Errorf("namenode: %w", err)
 	}
-	e.Use(s.prepare, s.accessLog, gin.CustomRecoveryWithWriter(nil, s.recovered), s.auth, s.waitRestore)
+	e.Use(s.prepare, s.accessLog, gin.CustomRecoveryWithWriter(nil, s.recovered), s.share, s.auth, s.waitRestore)
 	e.NoRoute(func(c *gin.Context) { s.fail(c, http.StatusNotFound, "no such path") })
 	e.NoMethod(func(c *gin.Context) { s.fail(c, http.StatusMethodNotAllowed, "method not allowed") })
 	s.engine = e

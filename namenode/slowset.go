@@ -40,16 +40,18 @@ const (
 // feedSlowSets updates the slow sets at now from the findings and the
 // unmeasured reporters' counts, and returns the evidence of nodes. The
 // caller holds the diagnoser's stepMu, after apply.
-// Excluded nodes (dfs.hosts.exclude) and links with an excluded end feed
-// nothing. Each entry and exit is logged and counted (decisions.go).
+// Excluded nodes (dfs.hosts.exclude), nodes the DataNode table holds
+// dead, and links with such an end feed nothing: Step takes a node that
+// dies out of the sets, and the reports that still name it must not bring
+// it back. Each entry and exit is logged and counted (decisions.go).
 func (s *Server) feedSlowSets(now time.Time, findings []diagnosis.Finding, unmeasured []tracker.NodeCount) []tracker.NodeCount {
 	racks := s.rackNodes(now)
 	nodes, links := diagnosis.Evidence(findings, racks, unmeasured)
-	nodes = s.notExcluded(nodes)
+	nodes = s.countable(now, nodes)
 	why := reasonsOf(findings, racks, unmeasured)
 	ch := s.slowSet.Update(now, nodes)
 	s.decisions.observe(now, setNodes, why, ch, s.slowSet.Nodes(), s.cfg.SlowSet.LeaveAfter)
-	ch = s.slowLinks.Update(now, s.notExcluded(s.diag.confirmLinks(now, findings, links)))
+	ch = s.slowLinks.Update(now, s.countable(now, s.diag.confirmLinks(now, findings, links)))
 	s.decisions.observe(now, setLinks, why, ch, s.slowLinks.Nodes(), s.cfg.SlowSet.LeaveAfter)
 	return nodes
 }

@@ -68,3 +68,53 @@ func TestSlowSetHysteresis(t *testing.T) {
 		t.Fatalf("SlowNodes after leave-after = %v", got)
 	}
 }
+
+// A member that dies leaves the slow set at the Step that finds it dead,
+// not after leave-after, with one exit line and a count, and reports that
+// still name it do not bring it back while it is dead; alive again, it
+// enters again as any node does.
+func TestDeadLeavesSlowSet(t *testing.T) {
+	s, clock, logs := newTestServer(t, func(c *Config) {
+		c.SlowSet = tracker.SlowSetConfig{EnterReporters: 2, LeaveAfter: time.Hour}
+	})
+	const slow = "10.0.0.5:9866"
+	reportBoth := func() {
+		mustHeartbeat(t, s, report("10.0.0.2:9866", slow))
+		mustHeartbeat(t, s, report("10.0.0.3:9866", slow))
+	}
+	mustHeartbeat(t, s, report(slow))
+	reportBoth()
+	s.Diagnose(clock.Now())
+	if !s.slowSet.Contains(slow) {
+		t.Fatal("the slow node did not enter")
+	}
+	// It dies; the reporters go on naming it (each report is fresh).
+	for range int(s.cfg.DeadAfter()/time.Minute) + 1 {
+		clock.Advance(time.Minute)
+		reportBoth()
+		s.Diagnose(clock.Now())
+		s.Step(clock.Now())
+	}
+	reportBoth()
+	s.Diagnose(clock.Now())
+	if st, _ := s.nodes.State(clock.Now(), slow); st != Dead {
+		t.Fatalf("state %q, want dead", st)
+	}
+	if s.slowSet.Contains(slow) || s.slowSet.Len() != 0 {
+		t.Fatalf("a dead node stays in the slow set: %v", s.slowSet.Nodes())
+	}
+	left := logLines(logs, "slow set left")
+	if len(left) != 1 || !strings.Contains(left[0], "node="+slow) || !strings.Contains(left[0], "reason=\"dead: no heartbeat for 10m30s\"") {
+		t.Fatalf("exit lines: %q", left)
+	}
+	if _, m := scrape(t, s); m[`slowpeer_slow_set_changes_total{set="nodes",change="left"}`] != 1 {
+		t.Fatalf("exit not counted: %v", m)
+	}
+	// Back: found again, it enters again.
+	mustHeartbeat(t, s, report(slow))
+	reportBoth()
+	s.Diagnose(clock.Now())
+	if !s.slowSet.Contains(slow) {
+		t.Fatal("a node that came back and is found slow did not enter again")
+	}
+}

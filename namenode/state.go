@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"time"
 
 	"github.com/slowpeer/slowpeer/reports"
@@ -39,6 +40,11 @@ type Snapshot struct {
 	Reports []tracker.Held
 	// DataNodes are every DataNode known, with its last heartbeat.
 	DataNodes []DataNode
+	// Open is true for the state of a service without an auth token,
+	// where anyone who reached it could post heartbeats: a service that
+	// has a token imports none of it (ImportState), so that what a
+	// token-less flood posted does not come back once a token is set.
+	Open bool
 }
 
 // stateJSON is the wire and file form of Snapshot.
@@ -48,6 +54,7 @@ type stateJSON struct {
 	SavedAt   time.Time       `json:"savedAt"`
 	Reports   []heldJSON      `json:"reports"`
 	DataNodes []nodeStateJSON `json:"datanodes"`
+	Open      bool            `json:"open,omitempty"`
 }
 
 type heldJSON struct {
@@ -63,16 +70,22 @@ type nodeStateJSON struct {
 
 // ExportState returns the Server's state at now.
 func (s *Server) ExportState(now time.Time) Snapshot {
-	return Snapshot{SavedAt: now, Reports: s.tracker.Dump(now), DataNodes: s.nodes.List(now)}
+	return Snapshot{SavedAt: now, Reports: s.tracker.Dump(now), DataNodes: s.nodes.List(now), Open: s.cfg.AuthToken == ""}
 }
 
 // ImportState merges st into the Server at now: a report replaces the one
 // held for its reporter only when it arrived later, and a DataNode's last
 // heartbeat only moves forward (Tracker.Restore, DataNodes.Restore). No
 // time is taken as later than now, and what would take the Server past
-// its limits is left out, as it would be refused if posted. It returns
-// how many reports and DataNodes it applied.
+// its limits is left out, as it would be refused if posted. A service
+// with an auth token imports nothing of an open state (Snapshot.Open),
+// and says so. It returns how many reports and DataNodes it applied.
 func (s *Server) ImportState(now time.Time, st Snapshot) (reports, nodes int) {
+	if st.Open && s.cfg.AuthToken != "" {
+		s.log.Warn("state taken while the service ran open (no auth token): not imported, what anyone could post then stays out",
+			slog.Time("savedAt", st.SavedAt), slog.Int("reports", len(st.Reports)), slog.Int("datanodes", len(st.DataNodes)))
+		return 0, 0
+	}
 	defer s.changes.Add(1)
 	reports = s.tracker.Restore(now, st.Reports)
 	for _, n := range st.DataNodes {
@@ -117,7 +130,7 @@ func (t *DataNodes) Restore(now time.Time, node string, last time.Time) bool {
 
 // MarshalState writes st as the JSON state document.
 func MarshalState(st Snapshot) ([]byte, error) {
-	doc := stateJSON{Format: StateFormat, Version: StateVersion, SavedAt: st.SavedAt.Round(0).UTC(),
+	doc := stateJSON{Format: StateFormat, Version: StateVersion, SavedAt: st.SavedAt.Round(0).UTC(), Open: st.Open,
 		Reports: make([]heldJSON, len(st.Reports)), DataNodes: make([]nodeStateJSON, len(st.DataNodes))}
 	for i, h := range st.Reports {
 		doc.Reports[i] = heldJSON{Reporter: h.Reporter, Arrival: h.Arrival.Round(0).UTC(), SlowPeers: h.SlowPeers}
@@ -155,7 +168,7 @@ func ParseState(data []byte) (Snapshot, error) {
 	if doc.Version != StateVersion {
 		return Snapshot{}, fmt.Errorf("state: version %d, this program reads %d", doc.Version, StateVersion)
 	}
-	st := Snapshot{SavedAt: doc.SavedAt, Reports: make([]tracker.Held, len(doc.Reports)),
+	st := Snapshot{SavedAt: doc.SavedAt, Open: doc.Open, Reports: make([]tracker.Held, len(doc.Reports)),
 		DataNodes: make([]DataNode, len(doc.DataNodes))}
 	seen := make(map[string]bool, len(doc.Reports))
 	for i, h := range doc.Reports {

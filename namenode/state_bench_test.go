@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/slowpeer/slowpeer/reports"
+	"github.com/slowpeer/slowpeer/tracker"
 )
 
 // benchStateServer is a service that heard from datanodes DataNodes, of
@@ -56,5 +58,49 @@ func BenchmarkSaveStateFile(b *testing.B) {
 		if err := s.SaveStateFile(clock.Now().Add(time.Millisecond), path); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// fullSnapshot is the state of a service with every default limit
+// reached at now: 50 000 DataNodes, each reporting 20 of 10 000 slow
+// nodes (1 000 000 entries).
+func fullSnapshot(now time.Time) Snapshot {
+	st := Snapshot{SavedAt: now}
+	for i := range DefaultMaxDataNodes {
+		node := fmt.Sprintf("10.%d.%d.%d:9866", i/62500, i/250%250, i%250+1)
+		st.DataNodes = append(st.DataNodes, DataNode{Node: node, LastHeartbeat: now})
+		h := tracker.Held{Reporter: node, Arrival: now}
+		for j := range DefaultMaxTrackerEntries / DefaultMaxDataNodes {
+			slow := (i*7 + j*499) % DefaultMaxSlowNodes
+			h.SlowPeers = append(h.SlowPeers, reports.SlowPeer{Node: fmt.Sprintf("10.200.%d.%d:9866", slow/250, slow%250+1),
+				LatencyMs: 30, MedianMs: 2, MADMs: 0.5, UpperLimitMs: 6})
+		}
+		st.Reports = append(st.Reports, h)
+	}
+	return st
+}
+
+// fullStateServer is a service holding fullSnapshot.
+func fullStateServer(b *testing.B) (*Server, *fakeClock) {
+	s, clock, _ := newTestServer(b, nil)
+	if nr, nn := s.ImportState(clock.Now(), fullSnapshot(clock.Now())); nr != DefaultMaxDataNodes || nn != DefaultMaxDataNodes {
+		b.Fatalf("imported %d reports, %d DataNodes", nr, nn)
+	}
+	return s, clock
+}
+
+// BenchmarkFinalSaveFull: the save of the state file when the service
+// stops with every default limit reached (what FinalSaveTimeout bounds).
+func BenchmarkFinalSaveFull(b *testing.B) {
+	s, clock := fullStateServer(b)
+	path := filepath.Join(b.TempDir(), "state.json")
+	b.ReportAllocs()
+	for b.Loop() {
+		clock.Advance(time.Millisecond)
+		f := s.useStateFile(path)
+		f.final()
+	}
+	if fi, err := os.Stat(path); err == nil {
+		b.ReportMetric(float64(fi.Size())/1e6, "MB")
 	}
 }

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/slowpeer/slowpeer/reports"
@@ -188,6 +190,7 @@ func TestRunStateFileSavesOnChangeAndAtEnd(t *testing.T) {
 func FuzzParseState(f *testing.F) {
 	f.Add([]byte(`{"format":"slowpeer.namenode.state","version":1,"savedAt":"2024-01-01T00:00:00Z","reports":[{"reporter":"a:1","arrival":"2024-01-01T00:00:00Z","slowPeers":[{"node":"b:1","latencyMs":3,"medianMs":1,"madMs":0.1,"upperLimitMs":2}]}],"datanodes":[{"node":"a:1","lastHeartbeat":"2024-01-01T00:00:00Z"}]}`))
 	f.Add([]byte(`{"format":"slowpeer.namenode.state","version":1}`))
+	f.Add([]byte(`{"format":"slowpeer.namenode.state","version":1,"open":true}`))
 	f.Add([]byte(`[]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		st, err := ParseState(data)
@@ -242,7 +245,7 @@ func TestStateFileOnlyWhenChanged(t *testing.T) {
 		t.Fatal("never saved, not due")
 	}
 	mustHeartbeat(t, s, report("10.0.0.1:9866", "10.0.0.9:9866"))
-	if err := f.save(true); err != nil {
+	if err := f.save(context.Background(), true); err != nil {
 		t.Fatal(err)
 	}
 	if f.due(false) || f.due(true) {
@@ -257,7 +260,7 @@ func TestStateFileOnlyWhenChanged(t *testing.T) {
 	if !f.due(false) {
 		t.Fatal("heartbeat times stateRefreshEvery old, not due")
 	}
-	f.save(true)
+	f.save(context.Background(), true)
 	mustHeartbeat(t, s, report("10.0.0.2:9866", "10.0.0.9:9866"))
 	if f.took = time.Second; f.due(false) || !f.due(true) {
 		t.Fatal("a new report within 10 times the last save's duration: due at the end only")
@@ -266,4 +269,98 @@ func TestStateFileOnlyWhenChanged(t *testing.T) {
 	if !f.due(false) {
 		t.Fatal("a new report, not due")
 	}
+}
+
+// The state of an open service is marked open; a service restarted with a
+// token imports none of it (what anyone could post stays out), one still
+// open imports it, and the state of a service with a token carries no
+// mark and is imported.
+func TestOpenStateNotImportedWithToken(t *testing.T) {
+	dir := t.TempDir()
+	open := filepath.Join(dir, "open.json")
+	a, clock, _ := newTestServer(t, nil)
+	feed(t, a, clock)
+	if err := a.SaveStateFile(clock.Now(), open); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(open); !strings.Contains(string(b), `"open":true`) {
+		t.Fatalf("the state of an open service is not marked: %s", b)
+	}
+	b, clockB, logs := newTestServer(t, func(c *Config) { c.AuthToken = "tok" })
+	clockB.Advance(2 * time.Second)
+	if from := b.StartState(context.Background(), nil, nil, open); from != "empty" ||
+		b.Tracker().Entries() != 0 || b.DataNodes().Len() != 0 || !strings.Contains(logs.String(), "not imported") {
+		t.Fatalf("with a token: StartState = %q, %d entries, %d DataNodes\n%s", from, b.Tracker().Entries(), b.DataNodes().Len(), logs)
+	}
+	c, clockC, _ := newTestServer(t, nil)
+	clockC.Advance(2 * time.Second)
+	if from := c.StartState(context.Background(), nil, nil, open); from != "file" {
+		t.Fatalf("open again: StartState = %q, want file", from)
+	}
+	sameView(t, a, c)
+
+	closed := filepath.Join(dir, "closed.json")
+	tok := []string{"Authorization", "Bearer tok"}
+	mustHeartbeat(t, b, report("10.0.0.1:9866", "10.0.0.9:9866"), tok...)
+	if err := b.SaveStateFile(clockB.Now(), closed); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(closed); strings.Contains(string(data), `"open"`) {
+		t.Fatalf("the state of a service with a token is marked open: %s", data)
+	}
+	d, clockD, _ := newTestServer(t, func(c *Config) { c.AuthToken = "tok" })
+	clockD.Advance(clockB.Now().Sub(clockD.Now()))
+	if nr, nn, err := d.LoadStateFile(clockD.Now(), closed); err != nil || nr != 1 || nn != 1 {
+		t.Fatalf("LoadStateFile of a closed state = %d, %d, %v", nr, nn, err)
+	}
+}
+
+// The save when the service stops gives up after FinalSaveTimeout: the
+// file keeps the last save whole, the save left behind writes nothing
+// more and leaves no temporary file, and a line says so.
+func TestFinalSaveBounded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "state.json")
+		s, clock, logs := newTestServer(t, nil)
+		mustHeartbeat(t, s, report("10.0.0.1:9866", "10.0.0.9:9866"))
+		if err := s.SaveStateFile(clock.Now(), path); err != nil {
+			t.Fatal(err)
+		}
+		before, _ := os.ReadFile(path)
+		mustHeartbeat(t, s, report("10.0.0.2:9866", "10.0.0.9:9866"))
+		f := s.useStateFile(path)
+		release := make(chan struct{})
+		f.write = func(ctx context.Context, path string, write func(io.Writer) error) error {
+			<-release // a disk that takes its time
+			return writeFileAtomic(ctx, path, write)
+		}
+		start := time.Now()
+		f.final()
+		if took := time.Since(start); took != FinalSaveTimeout {
+			t.Fatalf("final save returned after %v, want %v", took, FinalSaveTimeout)
+		}
+		close(release)
+		synctest.Wait()
+		if after, _ := os.ReadFile(path); !bytes.Equal(after, before) {
+			t.Fatalf("the file changed after the save was cut short:\n%s\n%s", before, after)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+			t.Fatalf("dir holds %d files, want the state file alone", len(entries))
+		}
+		if !strings.Contains(logs.String(), "final state save cut short") {
+			t.Fatalf("no line says the save was cut short:\n%s", logs)
+		}
+		// A temporary file left by a process that exited mid-save goes at
+		// the next start.
+		if err := os.WriteFile(filepath.Join(dir, ".state.json.123.tmp"), []byte("{"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		s.RunStateFile(ctx, path, time.Hour)
+		if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+			t.Fatalf("dir holds %d files after a start, want the state file alone", len(entries))
+		}
+	})
 }

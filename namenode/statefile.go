@@ -18,11 +18,18 @@ import (
 // directory synced, so that a crash at any moment leaves either the old
 // file or the new one, never half of one.
 func (s *Server) SaveStateFile(now time.Time, path string) error {
-	return writeFileAtomic(path, func(w io.Writer) error { return s.WriteState(w, now) })
+	return writeFileAtomic(context.Background(), path, func(w io.Writer) error { return s.WriteState(w, now) })
 }
 
-// writeFileAtomic writes what write writes to path, atomically.
-func writeFileAtomic(path string, write func(io.Writer) error) error {
+// FinalSaveTimeout bounds the save of the state file when the service
+// stops (RunStateFile), so that it stops well within the systemd unit's
+// TimeoutStopSec (30s) beside the in-flight requests' ShutdownTimeout.
+const FinalSaveTimeout = 10 * time.Second
+
+// writeFileAtomic writes what write writes to path through a temporary
+// file beside it; once ctx is done it stops before the sync and before the
+// rename, and removes the temporary file: path keeps what it held.
+func writeFileAtomic(ctx context.Context, path string, write func(io.Writer) error) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
@@ -31,10 +38,16 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 	tmp := f.Name()
 	err = write(f)
 	if err == nil {
+		err = context.Cause(ctx)
+	}
+	if err == nil {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
+	}
+	if err == nil {
+		err = context.Cause(ctx)
 	}
 	if err == nil {
 		err = os.Rename(tmp, path)
@@ -117,15 +130,19 @@ func (s *Server) StartState(ctx context.Context, peers []string, client *http.Cl
 // new, back, dead or forgotten, an import), at most every interval and
 // every stateSaveSpacing times the last save's duration, and
 // at least every stateRefreshEvery while heartbeats arrive, so that the
-// file's heartbeat times stay recent; and once more when ctx ends. A
+// file's heartbeat times stay recent; and once more when ctx ends, within
+// FinalSaveTimeout. A
 // save streams the state to the file (WriteState): its memory does not
 // grow with the state, and nothing is encoded while nothing changed. A
 // failed save is logged (once per run of failures) and retried at the
-// next tick. While it runs, ForgetDataNode saves at once. It returns nil.
+// next tick. While it runs, ForgetDataNode saves at once. It first
+// removes the temporary files a save cut short left beside path. It
+// returns nil.
 func (s *Server) RunStateFile(ctx context.Context, path string, interval time.Duration) error {
 	if interval <= 0 {
 		panic("BUG: namenode.Server.RunStateFile: interval must be positive")
 	}
+	removeTemporaries(path)
 	f := s.useStateFile(path)
 	defer s.saveState.Store(nil)
 	t := time.NewTicker(interval)
@@ -134,12 +151,12 @@ func (s *Server) RunStateFile(ctx context.Context, path string, interval time.Du
 		select {
 		case <-ctx.Done():
 			if f.due(true) {
-				f.save(false)
+				f.final()
 			}
 			return nil
 		case <-t.C:
 			if f.due(false) {
-				s.heavy.do(ctx, func() { f.save(false) })
+				s.heavy.do(ctx, func() { f.save(ctx, false) })
 			}
 		}
 	}
@@ -148,16 +165,47 @@ func (s *Server) RunStateFile(ctx context.Context, path string, interval time.Du
 // useStateFile returns the saver of path, and makes ForgetDataNode save
 // with it.
 func (s *Server) useStateFile(path string) *stateFile {
-	f := &stateFile{s: s, path: path}
-	now := func() error { return f.save(true) }
+	f := &stateFile{s: s, path: path, write: writeFileAtomic}
+	now := func() error { return f.save(context.Background(), true) }
 	s.saveState.Store(&now)
 	return f
 }
 
+// final saves once more, and gives up after FinalSaveTimeout: the file
+// then keeps the last save, and the save left behind stops at its next
+// step (writeFileAtomic), or with the process, which is about to exit.
+func (f *stateFile) final() {
+	ctx, cancel := context.WithTimeoutCause(context.Background(), FinalSaveTimeout,
+		fmt.Errorf("final save cut short after %v", FinalSaveTimeout))
+	defer cancel()
+	start := time.Now()
+	done := make(chan error, 1)
+	go func() { done <- f.save(ctx, true) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			f.s.log.Error("final state save", slog.Any("err", err))
+		}
+	case <-ctx.Done():
+		f.s.log.Error("final state save cut short: the file keeps the last save", slog.String("file", f.path),
+			slog.Duration("after", time.Since(start)))
+	}
+}
+
+// removeTemporaries removes the temporary files of saves of path that did
+// not finish (writeFileAtomic's names).
+func removeTemporaries(path string) {
+	tmps, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp"))
+	for _, t := range tmps {
+		os.Remove(t)
+	}
+}
+
 // stateFile saves a Server's state to its file. Safe for concurrent use.
 type stateFile struct {
-	s    *Server
-	path string
+	s     *Server
+	path  string
+	write func(ctx context.Context, path string, write func(io.Writer) error) error // writeFileAtomic; tests slow it
 
 	mu      sync.Mutex
 	saved   bool          // the file was written since the start
@@ -202,13 +250,14 @@ func (f *stateFile) due(final bool) bool {
 
 // save writes the state, and logs a failure (once per run of them) and
 // the first success after; force returns the error instead of logging it.
-func (f *stateFile) save(force bool) error {
+// Once ctx is done it writes nothing more.
+func (f *stateFile) save(ctx context.Context, force bool) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	now := f.s.now()
 	changes, beats := f.s.changes.Load(), f.s.metrics.heartbeats.Get()
 	start := time.Now()
-	err := f.s.SaveStateFile(now, f.path)
+	err := f.write(ctx, f.path, func(w io.Writer) error { return f.s.WriteState(w, now) })
 	took := time.Since(start)
 	if err != nil {
 		if !f.failing && !force {

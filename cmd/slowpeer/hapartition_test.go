@@ -252,7 +252,7 @@ func haPartition(t *testing.T, bin, kind string) {
 		addr := lab.Host(i).Addr.String() + ":9871"
 		replicas = append(replicas, addr)
 		hosts[addr] = i
-		procs[addr] = startLabProc(t, lab, i, "replica "+addr, bin, "namenode", "-listen", addr, "-conf", confDir,
+		procs[addr] = startLabProc(t, lab, i, "replica "+addr, bin, "namenode", "-listen", addr, "-insecure", "-conf", confDir,
 			"-store", "sqlite:"+filepath.Join(t.TempDir(), "hive.db"), "-registry", registry, "-hiveservers", "127.0.0.1:10000",
 			"-D", "slowpeer.registry.lease.timeout="+timeout.String(), "-D", "dfs.heartbeat.interval=1")
 	}

@@ -110,6 +110,8 @@ var namenodeKeys = keys[namenode.Config]{
 		field: func(c *namenode.Config) any { return &c.MaxConnections }},
 	{name: namenode.HeaderReadTimeoutKey, unit: millis,
 		field: func(c *namenode.Config) any { return &c.HeaderReadTimeout }},
+	{name: namenode.BodyReadTimeoutKey, unit: millis,
+		field: func(c *namenode.Config) any { return &c.BodyReadTimeout }},
 	{name: namenode.SlowNodesFloorKey, unit: decimalMillis, min: 0, max: int64(24 * time.Hour),
 		field: func(c *namenode.Config) any { return &c.SlowNodesFloor }},
 	{name: namenode.TopologyFileKey, unit: text,

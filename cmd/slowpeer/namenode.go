@@ -21,7 +21,7 @@ import (
 )
 
 const namenodeSynopsis = "-listen ADDR [-conf DIR] [-D key=value]... [-store DSN] [-hiveservers H:P,...] [-auth-token-file F]" +
-	" [-auth-reads] [-tls-cert F -tls-key F [-tls-client-ca F]]" +
+	" [-auth-reads] [-tls-cert F -tls-key F [-tls-client-ca F]] [-insecure]" +
 	" [-registry zk://H:P[,H:P]/ROOT | etcd://H:P[,H:P]/ROOT -advertise HOST:PORT]" +
 	" [-hs2-zookeeper H:P[,H:P] [-hs2-namespace NAME] [-hs2-publish-namespace NAME [-hs2-publish-count K]]]" +
 	" [-kyuubi-etcd etcd://H:P[,H:P]/NAMESPACE] [-replicas URL,...] [-state-file F] [-log-level LEVEL] [-log-format text|json]"
@@ -32,6 +32,7 @@ type namenodeFlags struct {
 	listen      string
 	tokenFile   string
 	authReads   bool
+	insecure    bool
 	tls         serverTLSFlags
 	store       string
 	hiveservers string
@@ -48,6 +49,7 @@ func (f *namenodeFlags) register(fs *flag.FlagSet) {
 		"and takes hook events only of the HiveServers of -hiveservers and the registries)")
 	fs.BoolVar(&f.authReads, "auth-reads", false, "ask the -auth-token-file token of every read (GET) too; without it all GET endpoints are open")
 	f.tls.register(fs)
+	fs.BoolVar(&f.insecure, "insecure", false, "serve open (no -auth-token-file, no -tls-client-ca) on an address other than loopback; without it the service refuses to start so")
 	fs.StringVar(&f.store, "store", hiveserverDefaultStore, "`DSN` of the Hive hook event store: sqlite:PATH, or mysql:DSN (go-sql-driver) for MySQL or MariaDB shared by replicas")
 	fs.StringVar(&f.hiveservers, "hiveservers", "", "HiveServers `H:P,...` the picker always knows, beside those that send hook events")
 	f.hs2.register(fs)
@@ -111,6 +113,10 @@ func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
+	}
+	if err := f.refuseOpen(ln.Addr(), cfg.AuthToken); err != nil {
+		ln.Close()
+		return inputError{err}
 	}
 	var work *leaderWork // set before anything runs
 	scheme := "http"
@@ -333,4 +339,19 @@ func setMemoryLimit(b namenode.Budget, log *slog.Logger) {
 	}
 	debug.SetMemoryLimit(b.Total())
 	log.Debug("memory budget", slog.String("budget", b.String()))
+}
+
+// refuseOpen returns the reason not to serve on addr, the address the
+// service listens on, when it would serve open (no token, no
+// -tls-client-ca) on an address that is not loopback and -insecure was
+// not given: anyone who reaches it could post thousands of made-up
+// DataNodes. Loopback (the demo, a try on one machine) stays open.
+func (f *namenodeFlags) refuseOpen(addr net.Addr, token string) error {
+	if token != "" || f.tls.clientCA != "" || f.insecure {
+		return nil
+	}
+	if a, ok := addr.(*net.TCPAddr); ok && a.IP.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("refusing to serve open on %s: give -auth-token-file (or -tls-client-ca), or -insecure to serve open anyway", f.listen)
 }

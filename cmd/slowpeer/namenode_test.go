@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -255,4 +256,37 @@ func startNamenode(t *testing.T, args ...string) (addr string, stop func() (code
 		t.Fatalf("slowpeer namenode %v did not start: %v", args, lines.Err())
 	}
 	return addr, stop
+}
+
+// Open (no token, no client CA) on an address that is not loopback, the
+// service refuses to start unless -insecure says so: exit 2 and one line
+// naming the flag. Loopback stays open.
+func TestNamenodeRefusesOpen(t *testing.T) {
+	t.Setenv("HADOOP_CONF_DIR", "")
+	var stderr bytes.Buffer
+	code := run(context.Background(), []string{"namenode", "-listen", "0.0.0.0:0", "-store", "sqlite:" + filepath.Join(t.TempDir(), "hive.db")},
+		strings.NewReader(""), io.Discard, &stderr)
+	if out := strings.TrimSuffix(stderr.String(), "\n"); code != 2 || strings.Contains(out, "\n") || !strings.Contains(out, "-insecure") ||
+		!strings.Contains(out, "refusing to serve open on 0.0.0.0:") {
+		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+
+	f := func(addr string, token string, flags namenodeFlags, refuse bool) {
+		t.Helper()
+		a, err := net.ResolveTCPAddr("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := flags.refuseOpen(a, token); (err != nil) != refuse {
+			t.Errorf("%s, token %q, %+v: %v", addr, token, flags, err)
+		}
+	}
+	f("127.0.0.1:9871", "", namenodeFlags{}, false)
+	f("[::1]:9871", "", namenodeFlags{}, false)
+	f("0.0.0.0:9871", "", namenodeFlags{}, true)
+	f("[::]:9871", "", namenodeFlags{}, true)
+	f("10.1.2.3:9871", "", namenodeFlags{}, true)
+	f("10.1.2.3:9871", "tok", namenodeFlags{}, false)
+	f("10.1.2.3:9871", "", namenodeFlags{tls: serverTLSFlags{clientCA: "ca.pem"}}, false)
+	f("10.1.2.3:9871", "", namenodeFlags{insecure: true}, false)
 }
