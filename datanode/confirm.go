@@ -64,7 +64,7 @@ type confirmer struct {
 	log      *slog.Logger
 
 	mu     sync.Mutex
-	budget ConfirmBudget          // guarded by mu
+	budget ConfirmBudget   // guarded by mu
 	logged map[string]bool // ignored requests logged; guarded by mu
 }
 
