@@ -143,6 +143,14 @@ type Config struct {
 	// node leaves the next report instead of staying slow for the hours
 	// the rolling windows span. 0 never drops them.
 	ProbeMaxFailures int
+	// ProbeCoverage is slowpeer.probe.coverage, default 30s: every peer
+	// gets one of the agent's probe blocks at least this often, as far as
+	// the probe bandwidth allows (Config.Coverage).
+	ProbeCoverage time.Duration
+	// ProbeConfirmBudget is slowpeer.probe.confirm.budget, default 60: the
+	// probe blocks a minute the agent writes at the services' request;
+	// requests past it are ignored and counted. 0 obeys none.
+	ProbeConfirmBudget int
 	// HadoopJMXInterval is slowpeer.hadoop.jmx.interval, default 1m.
 	HadoopJMXInterval time.Duration
 
@@ -238,6 +246,8 @@ func DefaultConfig() Config {
 		ProbeMinBitsPerSecond:      DefaultProbeMinBitsPerSecond,
 		ProbeTimeout:               DefaultProbeTimeout,
 		ProbeMaxFailures:           DefaultProbeMaxFailures,
+		ProbeCoverage:              DefaultProbeCoverage,
+		ProbeConfirmBudget:         DefaultProbeConfirmBudget,
 		HadoopJMXInterval:          DefaultHadoopJMXInterval,
 		HadoopJMXPeerPort:          DefaultHadoopJMXPeerPort,
 		MinOutlierDetectionDisks:   DefaultMinOutlierDetectionDisks,
@@ -269,10 +279,13 @@ func DefaultConfig() Config {
 //     report at most R + H after the one before.
 //   - MaxRetryBackoff 2s (not 30s): an agent started before its service
 //     reaches it within two heartbeats.
-//   - MinOutlierDetectionSamples 50 (not 20): enough packets for an
-//     average of a loopback link within a few seconds of probing; with
-//     20, the first report (which goes as soon as there is data) could
-//     name a healthy peer of a busy machine at 3 × the median.
+//   - MinOutlierDetectionSamples 100 (not 20): enough packets for an
+//     average of a loopback link within a few seconds of probing. The
+//     first report goes as soon as there is data, and the coverage rounds
+//     give every peer its samples in step, so that report holds barely
+//     more than this many of each: with 50 (7 blocks of 8), one block
+//     that waited as a whole on a busy machine could make a healthy peer
+//     3 × the median; random pipelines had given most peers more.
 //   - ProbeInterval 50ms, ProbePackets 8, ProbePacketBytes 16 KiB (not 1s,
 //     16, 64 KiB): 2.5 MiB/s, under ProbeMaxBytesPerSecond.
 //   - ProbeTimeout 5s (not 10s): a stuck probe is given up sooner.
@@ -288,7 +301,7 @@ func DefaultLocalConfig() Config {
 	c := DefaultConfig()
 	c.HeartbeatInterval, c.ReportInterval = time.Second, 5*time.Second
 	c.MaxRetryBackoff = 2 * time.Second
-	c.MinOutlierDetectionSamples = 50
+	c.MinOutlierDetectionSamples = 100
 	c.ProbeInterval, c.ProbePackets, c.ProbePacketBytes = 50*time.Millisecond, 8, 16<<10
 	c.ProbeTimeout = 5 * time.Second
 	c.RollingWindow, c.RollingWindows = rolling.DefaultWindow, rolling.DefaultWindows
