@@ -54,7 +54,11 @@ func (s *Server) writeState(w *bufio.Writer, now time.Time) error {
 		}
 		after = page[len(page)-1].Node
 	}
-	_, err = w.WriteString("]}")
+	w.WriteString("]")
+	if s.cfg.AuthToken == "" { // ExportState's Open
+		w.WriteString(`,"open":true`)
+	}
+	_, err = w.WriteString("}")
 	return err
 }
 
