@@ -56,6 +56,15 @@ type Config struct {
 	Hours float64
 	// Warmup is how long the cluster runs, healthy, before that.
 	Warmup time.Duration
+	// Incidents, when not zero, is the number of incidents of the
+	// scenario in one run: incident k starts at Warmup + k × Every on
+	// nodes (a link, a rack) that no earlier one used and lasts Lasting.
+	// Zero: one incident from the end of the warmup to the end of the run.
+	Incidents int
+	// Every is the time between the starts of two incidents.
+	Every time.Duration
+	// Lasting is how long each incident lasts.
+	Lasting time.Duration
 	// Tick is the step of synthetic time; it must divide both
 	// algorithms' rolling windows.
 	Tick time.Duration
@@ -181,6 +190,14 @@ func (c Config) Validate() error {
 		return fmt.Errorf("base latency must be more than 0 ms, got %v", c.BaseLatencyMs)
 	case !(c.JitterSigma >= 0 && c.JitterSigma < 3):
 		return fmt.Errorf("jitter sigma must be in [0, 3), got %v", c.JitterSigma)
+	case c.Incidents < 0 || c.Incidents > 100000:
+		return fmt.Errorf("incidents must be between 0 and 100000, got %d", c.Incidents)
+	case c.Incidents > 0 && !(c.Lasting > 0 && c.Every >= c.Lasting):
+		return fmt.Errorf("incidents need a lasting time more than 0 and at most every (the time between two), got lasting %v, every %v", c.Lasting, c.Every)
+	case c.Incidents > 0 && !hasIncidents(c.Scenario):
+		return fmt.Errorf("scenario %s has no incidents", c.Scenario)
+	case c.Incidents > 0 && time.Duration(c.Incidents-1)*c.Every+c.Lasting > time.Duration(c.Hours*float64(time.Hour)):
+		return fmt.Errorf("%d incidents every %v lasting %v do not fit in %v hours", c.Incidents, c.Every, c.Lasting, c.Hours)
 	case c.Workers < 0:
 		return fmt.Errorf("workers must not be negative, got %d", c.Workers)
 	}

@@ -20,7 +20,6 @@ type node struct {
 	src   rand.Source
 	peers []int32   // remote peers, then the rack-mates
 	base  []float64 // per peer slot: latency of one packet before noise
-	fault []float64 // per peer slot: the fault's factor while it is on
 	nRem  int       // remote peers: slots [0, nRem)
 
 	pauses   bool    // this host pauses now and then
@@ -113,7 +112,7 @@ func (nd *node) waitNs(t int64) int64 {
 // send draws the blocks this node sends in the tick at offset o (its
 // own writes to remote peers and its relays to rack-mates) and records
 // them, per peer, for every algorithm's PeerMetrics at the tick's start.
-func (nd *node) send(s *sim, at time.Time, o int64, factor float64, on bool) {
+func (nd *node) send(s *sim, at time.Time, o int64, swing float64, on []*incident) {
 	tr := &s.traffic
 	for a := range nd.metrics {
 		if w := int64(o) / int64(nd.windows[a]); w != nd.window[a] {
@@ -131,10 +130,8 @@ func (nd *node) send(s *sim, at time.Time, o int64, factor float64, on bool) {
 		for range int(poisson.Rand()) {
 			slot := lo + nd.rng.IntN(hi-lo)
 			t := o + nd.rng.Int64N(tr.tick)
-			ms := nd.base[slot] * factor * jitter.Rand()
-			if on {
-				ms *= nd.fault[slot]
-			}
+			ms := nd.base[slot] * swing * jitter.Rand()
+			ms *= factor(on, s.cluster, nd.id, int(nd.peers[slot]), time.Duration(t))
 			// A pause on either end holds the whole block until it ends.
 			wait := max(nd.waitNs(t), s.nodes[nd.peers[slot]].waitNs(t))
 			ms += float64(wait) / float64(time.Millisecond)

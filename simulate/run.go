@@ -17,6 +17,8 @@ type Result struct {
 	Nodes    int      `json:"nodes"`
 	Scenario Scenario `json:"scenario"`
 	Seed     uint64   `json:"seed"`
+	// NodeDays is the measured part's nodes × days.
+	NodeDays float64 `json:"nodeDays"`
 	// Slowpeer are slowpeer's figures at its defaults, Hadoop those of
 	// Hadoop's algorithm at Hadoop's defaults, on the same packets.
 	Slowpeer Metrics `json:"slowpeer"`
@@ -78,8 +80,10 @@ func Run(ctx context.Context, cfg Config, progress func(done, total int)) (Resul
 	}
 	s.reading.Wait()
 	hours := float64(time.Duration(ticks)*cfg.Tick-cfg.Warmup) / float64(time.Hour)
+	end := epoch.Add(time.Duration(ticks) * cfg.Tick)
 	r := Result{Nodes: cfg.Nodes, Scenario: cfg.Scenario, Seed: cfg.Seed, Truth: s.fault.truth,
-		Slowpeer: s.services[0].score.metrics(hours), Hadoop: s.services[1].score.metrics(hours)}
+		NodeDays: float64(cfg.Nodes) * hours / 24,
+		Slowpeer: s.services[0].score.metrics(hours, end), Hadoop: s.services[1].score.metrics(hours, end)}
 	if cfg.Scenario == Healthy {
 		return withHealthyDisks(ctx, cfg, r)
 	}
@@ -96,11 +100,11 @@ func newSim(cfg Config) (*sim, error) {
 	if s.workers == 0 {
 		s.workers = 2
 	}
-	s.fault = newFault(cfg.Scenario, c, rng)
+	s.fault = newFault(cfg, c, rng)
 	s.traffic = newTraffic(cfg, s.fault)
 	onset := epoch.Add(cfg.Warmup)
 	for a, alg := range []Algorithm{cfg.Slowpeer, cfg.Hadoop} {
-		if s.services[a], err = newService(alg, c, newScore(onset, s.fault.truth)); err != nil {
+		if s.services[a], err = newService(alg, c, newScore(onset, &s.fault)); err != nil {
 			return nil, err
 		}
 	}
@@ -128,7 +132,6 @@ func (s *sim) newNode(i int) *node {
 	}
 	for _, j := range nd.peers {
 		nd.base = append(nd.base, c.linkBaseMs(i, int(j)))
-		nd.fault = append(nd.fault, s.fault.factor(c, i, int(j), cfg.SlowFactor))
 	}
 	for a, alg := range []Algorithm{cfg.Slowpeer, cfg.Hadoop} {
 		nd.sumMs[a], nd.count[a] = make([]float64, len(nd.peers)), make([]int64, len(nd.peers))
@@ -181,12 +184,15 @@ func (s *sim) tick(k int) error {
 	// for the slow sets to settle; before, the reports are only stored.
 	if time.Duration(o)+tick > s.cfg.Warmup-readBefore && (time.Duration(o)+tick)%s.cfg.ReadInterval == 0 {
 		for _, sv := range s.services {
-			s.reading.Go(func() { sv.score.observe(end, sv.step(end, s.cluster)) })
+			s.reading.Go(func() {
+				members, kind := sv.step(end, s.cluster)
+				sv.score.observe(end, members, kind)
+			})
 		}
 	}
-	on := s.fault.active(time.Duration(o) - s.cfg.Warmup)
-	factor := 1 + 0.25*math.Sin(2*math.Pi*float64(o)/float64(24*time.Hour)+s.swing)
-	s.each(func(nd *node) { nd.send(s, at, o, factor, on) })
+	on := s.fault.on(time.Duration(o), time.Duration(o)+tick)
+	swing := 1 + 0.25*math.Sin(2*math.Pi*float64(o)/float64(24*time.Hour)+s.swing)
+	s.each(func(nd *node) { nd.send(s, at, o, swing, on) })
 	return nil
 }
 

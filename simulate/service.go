@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/slowpeer/slowpeer/diagnosis"
@@ -69,11 +70,12 @@ func (s *service) apply(c *cluster) error {
 }
 
 // step reads the service at now and returns the entities in its slow
-// set: nodes, and for slowpeer links.
-func (s *service) step(now time.Time, c *cluster) []string {
+// set (nodes, and for slowpeer links) and what the diagnosis calls each
+// (nil for Hadoop's, which says nothing).
+func (s *service) step(now time.Time, c *cluster) ([]string, func(string) string) {
 	if s.matrix == nil {
 		s.set.Update(now, s.tracker.Counts(now))
-		return s.set.Nodes()
+		return s.set.Nodes(), nil
 	}
 	// The service's rule: nodes from the findings (diagnosis.Evidence;
 	// every simulated reporter sends peerLatencies, so no raw reports
@@ -82,5 +84,29 @@ func (s *service) step(now time.Time, c *cluster) []string {
 	nodes, _ := diagnosis.Evidence(findings, c.rackNodeNames, nil)
 	s.set.Update(now, nodes)
 	s.links.Update(now, s.confirm.Confirm(now, findings, s.reported))
-	return append(s.set.Nodes(), s.links.Nodes()...)
+	return append(s.set.Nodes(), s.links.Nodes()...), kinds(findings, c)
+}
+
+// kinds returns what findings call each entity: a node its finding's
+// kind (rack for a rack's nodes), a link "link".
+func kinds(findings []diagnosis.Finding, c *cluster) func(string) string {
+	k := map[string]string{}
+	for _, f := range findings {
+		switch f.Kind {
+		case diagnosis.Inbound, diagnosis.Outbound, diagnosis.Both:
+			if _, ok := k[f.Node]; !ok {
+				k[f.Node] = string(f.Kind)
+			}
+		case diagnosis.Rack:
+			for _, n := range c.rackNodeNames(f.Rack) {
+				k[n] = string(f.Kind)
+			}
+		}
+	}
+	return func(e string) string {
+		if strings.HasPrefix(e, "link:") { // the slow set of links holds only links
+			return string(diagnosis.Link)
+		}
+		return k[e]
+	}
 }
