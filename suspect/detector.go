@@ -1,0 +1,291 @@
+package suspect
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/slowpeer/slowpeer/reports"
+)
+
+// suspicion is one open (or recently cleared) suspicion.
+type suspicion struct {
+	target     string
+	node, peer string // peer: the receiver of a link
+	opened     time.Time
+	state      State
+	found      finding // the evidence that opened it
+	kind       Kind    // the last round's kind, or the rule's
+	passed     int     // rounds that found it far above
+	cur        *round  // the round asked, nil between rounds
+	past       []Probe // the probes of the rounds passed
+	next       time.Time
+	decided    time.Time // confirmed or cleared at
+	lastSlow   time.Time // a confirmed target: its evidence last showed it slow
+}
+
+// Detector is the fast path's suspicion and confirmation. Safe for
+// concurrent use; construct with New. It never reads the clock.
+type Detector struct {
+	cfg Config
+
+	// mu guards everything below.
+	mu        sync.Mutex
+	m         *model
+	sus       map[string]*suspicion // by target
+	rounds    map[int64]*suspicion  // the suspicions with a round asked, by its id
+	queue     map[string][]pending  // probe requests not yet handed out, by agent
+	hot       map[string]struct{}   // nodes that got far-above evidence since the last Step
+	nextRound int64
+	expiredAt time.Time
+}
+
+// New returns a Detector for cfg. It panics if cfg is not valid.
+func New(cfg Config) *Detector {
+	if err := cfg.Validate(); err != nil {
+		panic(fmt.Sprintf("BUG: suspect.New: %v", err))
+	}
+	return &Detector{cfg: cfg, m: newModel(cfg.Rack), sus: map[string]*suspicion{},
+		rounds: map[int64]*suspicion{}, queue: map[string][]pending{}, hot: map[string]struct{}{}}
+}
+
+// Observe takes the evidence of a heartbeat of reporter at now: its
+// recent latencies, already validated (reports.ParseHeartbeat). Answers
+// to a round go to that round; every latency becomes its pair's latest.
+func (d *Detector) Observe(now time.Time, reporter string, rs []reports.RecentLatency) {
+	if len(rs) == 0 {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.m.node(reporter).reported = now
+	for _, r := range rs {
+		if r.Node == reporter {
+			continue
+		}
+		if r.Round > 0 {
+			if s := d.rounds[r.Round]; s != nil {
+				s.cur.answer(reporter, r.Node, r.LatencyMs)
+			}
+		}
+		d.m.record(now, reporter, r.Node, r.LatencyMs)
+		if e := d.m.expected(reporter, r.Node); e <= 0 || r.LatencyMs >= d.cfg.Ratio*e {
+			d.hot[reporter], d.hot[r.Node] = struct{}{}, struct{}{}
+		}
+	}
+}
+
+// Requests returns the probe requests to hand agent in the reply to its
+// heartbeat at now (at most reports.MaxProbeRequests, no node twice),
+// and forgets them: each is handed out once.
+func (d *Detector) Requests(now time.Time, agent string) []reports.ProbeRequest {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	q := d.queue[agent]
+	if len(q) == 0 {
+		return nil
+	}
+	var out []reports.ProbeRequest
+	var keep []pending
+	for _, p := range q {
+		s := d.rounds[p.req.Round]
+		switch {
+		case s == nil: // judged or dropped meanwhile
+		case len(out) == reports.MaxProbeRequests || slices.ContainsFunc(out, func(r reports.ProbeRequest) bool { return r.Node == p.req.Node }):
+			keep = append(keep, p)
+		default:
+			out = append(out, p.req)
+			for i := range s.cur.probes {
+				if s.cur.probes[i].Agent == agent && s.cur.probes[i].Node == p.req.Node {
+					s.cur.probes[i].Handed = true
+				}
+			}
+		}
+	}
+	if len(keep) == 0 {
+		delete(d.queue, agent)
+	} else {
+		d.queue[agent] = keep
+	}
+	return out
+}
+
+// Forget drops everything known of node: its pairs, the suspicions of it
+// or of its links, and the requests to it.
+func (d *Detector) Forget(node string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.m.forget(node)
+	delete(d.queue, node)
+	delete(d.hot, node)
+	for t, s := range d.sus {
+		if s.node == node || s.peer == node {
+			d.drop(t)
+		}
+	}
+}
+
+// drop deletes a suspicion and its round. The caller holds d.mu.
+func (d *Detector) drop(target string) {
+	if s := d.sus[target]; s != nil && s.cur != nil {
+		delete(d.rounds, s.cur.id)
+	}
+	delete(d.sus, target)
+}
+
+// Step is the periodic work at now (every 500 ms): it updates the
+// model's levels, judges the rounds that are complete or timed out,
+// asks the next ones, opens suspicions on the evidence since the last
+// Step and returns the verdicts, sorted by target: each confirmation and
+// each clearing once, and a confirmation again when its kind changes.
+// live reports whether a node may be judged (live and not excluded): the
+// others are never suspects, witnesses or controls.
+func (d *Detector) Step(now time.Time, live func(node string) bool) []Verdict {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if now.Sub(d.expiredAt) >= time.Minute {
+		d.m.expire(now, d.cfg.Learn)
+		d.expiredAt = now
+	}
+	d.m.refresh(now)
+	var vs []Verdict
+	verdict := func(s *suspicion, confirmed bool) {
+		vs = append(vs, Verdict{Target: s.target, Kind: s.kind, Confirmed: confirmed, Since: s.opened, At: now})
+	}
+	for _, t := range d.targets() {
+		s := d.sus[t]
+		switch {
+		case !live(s.node) || s.peer != "" && !live(s.peer):
+			if s.state != Confirmed && s.state != Cleared {
+				d.clear(now, s)
+				verdict(s, false)
+			}
+			d.drop(t)
+		case s.state == Cleared:
+			if now.Sub(s.decided) >= ClearedFor {
+				d.drop(t)
+			}
+		case s.state == Confirmed:
+			if d.stillSlow(now, s) {
+				s.lastSlow = now
+			} else if now.Sub(s.lastSlow) >= HoldFor {
+				d.drop(t)
+			}
+		case s.cur != nil:
+			if !s.cur.complete() && now.Sub(s.cur.asked) < RoundTimeout {
+				continue
+			}
+			k := d.judge(s, s.cur)
+			s.past = append(s.past, s.cur.probes...)
+			delete(d.rounds, s.cur.id)
+			s.cur = nil
+			if k == "" {
+				d.clear(now, s)
+				verdict(s, false)
+				continue
+			}
+			s.kind, s.passed, s.next = k, s.passed+1, now.Add(d.cfg.RoundGap)
+			if s.passed >= d.cfg.Rounds {
+				s.state, s.decided, s.lastSlow = Confirmed, now, now
+				verdict(s, true)
+			}
+		case !now.Before(s.next):
+			if s.cur = d.plan(now, s, live); s.cur == nil {
+				d.clear(now, s)
+				verdict(s, false)
+				continue
+			}
+			s.state = Confirming
+			d.rounds[s.cur.id] = s
+		}
+	}
+	d.open(now, live)
+	vs = append(vs, d.racks(now)...)
+	slices.SortFunc(vs, func(a, b Verdict) int { return strings.Compare(a.Target, b.Target) })
+	return vs
+}
+
+// targets returns the suspicions' targets, sorted. The caller holds d.mu.
+func (d *Detector) targets() []string {
+	ts := make([]string, 0, len(d.sus))
+	for t := range d.sus {
+		ts = append(ts, t)
+	}
+	slices.Sort(ts)
+	return ts
+}
+
+// clear marks s cleared at now. The caller holds d.mu.
+func (d *Detector) clear(now time.Time, s *suspicion) {
+	if s.cur != nil {
+		s.past = append(s.past, s.cur.probes...)
+		delete(d.rounds, s.cur.id)
+		s.cur = nil
+	}
+	s.state, s.decided = Cleared, now
+}
+
+// open judges the nodes that got far-above evidence and opens the
+// suspicions they warrant. The caller holds d.mu.
+func (d *Detector) open(now time.Time, live func(string) bool) {
+	names := make([]string, 0, len(d.hot))
+	for n := range d.hot {
+		names = append(names, n)
+	}
+	clear(d.hot)
+	slices.Sort(names)
+	after := func(target string) time.Time {
+		if s := d.sus[target]; s != nil && s.state == Cleared {
+			return s.decided
+		}
+		return time.Time{}
+	}
+	for _, name := range names {
+		if !live(name) {
+			continue
+		}
+		for _, f := range d.rules(now, name, after) {
+			if s := d.sus[f.target]; s != nil && s.state != Cleared || f.peer != "" && !live(f.peer) {
+				continue
+			}
+			d.sus[f.target] = &suspicion{target: f.target, node: f.node, peer: f.peer, opened: now,
+				state: Suspected, found: f, kind: f.rule, next: now.Add(d.cfg.RoundGap)}
+		}
+	}
+}
+
+// racks turns the confirmed nodes of a rack whose known nodes (at least
+// two) are all suspects into kind Rack, and returns a verdict for each
+// that changed. The caller holds d.mu.
+func (d *Detector) racks(now time.Time) []Verdict {
+	if d.cfg.Rack == nil {
+		return nil
+	}
+	all := map[string]bool{} // rack → every known node is a node suspect
+	count := map[string]int{}
+	for name, n := range d.m.nodes {
+		if n.rack == "" {
+			continue
+		}
+		s := d.sus[name]
+		ok := s != nil && s.state != Cleared && s.peer == ""
+		if v, seen := all[n.rack]; !seen || v {
+			all[n.rack] = ok
+		}
+		count[n.rack]++
+	}
+	var vs []Verdict
+	for _, t := range d.targets() {
+		s := d.sus[t]
+		if s.state != Confirmed || s.peer != "" || (s.kind != Inbound && s.kind != Both) {
+			continue
+		}
+		if r := d.m.nodes[s.node].rackOrEmpty(); r != "" && all[r] && count[r] >= 2 {
+			s.kind = Rack
+			vs = append(vs, Verdict{Target: s.target, Kind: Rack, Confirmed: true, Since: s.opened, At: now})
+		}
+	}
+	return vs
+}

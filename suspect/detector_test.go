@@ -1,0 +1,174 @@
+package suspect
+
+import (
+	"slices"
+	"testing"
+	"time"
+)
+
+// warm is how long a cluster runs healthy before a fault: its levels
+// are learned.
+const warm = 2 * time.Minute
+
+// Each kind of fault is confirmed with its kind, within two rounds of
+// the evidence, and nothing else is.
+func TestFaultsConfirmed(t *testing.T) {
+	f := func(name string, nodes, racks int, slow func(a, b string) bool, wantTargets []string, want Kind) {
+		t.Helper()
+		c := newCluster(t, nodes, DefaultConfig(), racks)
+		c.run(warm)
+		fault := c.now
+		c.lat = func(_ time.Time, a, b string) float64 {
+			if slow(a, b) {
+				return 10
+			}
+			return 1
+		}
+		c.run(90 * time.Second)
+		if got := c.confirmed(); !slices.Equal(got, wantTargets) {
+			t.Fatalf("%s: confirmed %v, want %v (verdicts %+v)", name, got, wantTargets, c.verdicts)
+		}
+		for _, target := range wantTargets {
+			v := c.entered[target]
+			if k := c.kindOf(target); k != want {
+				t.Errorf("%s: %s confirmed as %s, want %s", name, target, k, want)
+			}
+			// The evidence is in within a coverage round and a
+			// heartbeat; then the first round RoundGap after, the
+			// second RoundGap after the first, each taking up to a
+			// heartbeat to be asked and half a second to be answered.
+			if d := v.At.Sub(v.Since); d > 3*DefaultRoundGap+2*(heartbeat+time.Second) {
+				t.Errorf("%s: %s confirmed %v after the suspicion, more than two rounds", name, target, d)
+			}
+			if d := v.At.Sub(fault); d > 30*time.Second {
+				t.Errorf("%s: %s confirmed %v after the fault", name, target, d)
+			}
+		}
+	}
+	n := func(i int) string { return newCluster(t, 12, DefaultConfig(), 0).nodes[i] }
+	s, a, b := n(2), n(4), n(7)
+	f("slow receiver", 8, 0, func(_, b string) bool { return b == s }, []string{s}, Inbound)
+	f("slow sender", 8, 0, func(a, _ string) bool { return a == s }, []string{s}, Outbound)
+	f("slow host", 8, 0, func(a, b string) bool { return a == s || b == s }, []string{s}, Both)
+	f("slow link", 8, 0, func(x, y string) bool { return x == a && y == b }, []string{linkEntity(a, b)}, Link)
+	// Racks /r0../r2 of 12 nodes: /r1 holds nodes 1, 4, 7, 10; its
+	// links from other racks are slow.
+	c := newCluster(t, 12, DefaultConfig(), 3)
+	inR1 := func(x string) bool { return c.rack[x] == "/r1" }
+	var rack1 []string
+	for _, x := range c.nodes {
+		if inR1(x) {
+			rack1 = append(rack1, x)
+		}
+	}
+	slices.Sort(rack1)
+	f("slow rack", 12, 3, func(x, y string) bool { return inR1(y) && !inR1(x) }, rack1, Rack)
+	f("4 nodes, slow receiver", 4, 0, func(_, y string) bool { return y == s }, []string{s}, Inbound)
+	f("4 nodes, slow sender", 4, 0, func(x, _ string) bool { return x == s }, []string{s}, Outbound)
+	f("4 nodes, slow link", 4, 0, func(x, y string) bool { return x == n(0) && y == n(1) }, []string{linkEntity(n(0), n(1))}, Link)
+	f("6 nodes, slow host", 6, 0, func(x, y string) bool { return x == s || y == s }, []string{s}, Both)
+	f("6 nodes, slow link", 6, 0, func(x, y string) bool { return x == a && y == n(1) }, []string{linkEntity(a, n(1))}, Link)
+	// A node slow from the very start: no level learned before it.
+	f0 := func(name string, slow func(a, b string) bool, want Kind) {
+		t.Helper()
+		c := newCluster(t, 6, DefaultConfig(), 0)
+		c.lat = func(_ time.Time, a, b string) float64 {
+			if slow(a, b) {
+				return 10
+			}
+			return 1
+		}
+		c.run(60 * time.Second)
+		if got := c.confirmed(); !slices.Equal(got, []string{s}) || c.kindOf(s) != want {
+			t.Errorf("%s: confirmed %v (kind %s), want %s %s", name, got, c.kindOf(s), s, want)
+		}
+	}
+	f0("slow receiver from the start", func(_, b string) bool { return b == s }, Inbound)
+	f0("slow sender from the start", func(a, _ string) bool { return a == s }, Outbound)
+}
+
+// What must never be confirmed: pauses of a few seconds of one node, a
+// slowdown of every node at once, a mild slowdown (left to the second
+// line), and a healthy cluster.
+func TestNotConfirmed(t *testing.T) {
+	f := func(name string, nodes int, run func(c *cluster)) {
+		t.Helper()
+		c := newCluster(t, nodes, DefaultConfig(), 0)
+		c.run(warm)
+		run(c)
+		if got := c.confirmed(); len(got) > 0 {
+			t.Errorf("%s: confirmed %v", name, got)
+		}
+	}
+	f("healthy", 12, func(c *cluster) { c.run(10 * time.Minute) })
+	// A pause of 2, 3 and 4 s of one node, every 20 s, at every phase
+	// against the heartbeats and the steps.
+	for _, pause := range []time.Duration{2 * time.Second, 3 * time.Second, 4 * time.Second} {
+		f("pauses of "+pause.String(), 8, func(c *cluster) {
+			base := c.now
+			victim := c.nodes[3]
+			c.paused = func(t time.Time, node string) bool {
+				if node != victim {
+					return false
+				}
+				// a pause starting every 20.25 s: its phase drifts
+				since := t.Sub(base) % (20*time.Second + 250*time.Millisecond)
+				return since < pause
+			}
+			c.run(15 * time.Minute)
+			if len(c.verdicts) == 0 {
+				t.Errorf("pauses of %v: never suspected: the test shows nothing", pause)
+			}
+		})
+	}
+	f("every node 4x slower", 8, func(c *cluster) {
+		c.lat = func(time.Time, string, string) float64 { return 4 }
+		c.run(3 * time.Minute)
+	})
+	f("one node 1.5x slower", 8, func(c *cluster) {
+		slow := c.nodes[1]
+		c.lat = func(_ time.Time, a, b string) float64 {
+			if a == slow || b == slow {
+				return 1.5
+			}
+			return 1
+		}
+		c.run(5 * time.Minute)
+		if v := c.d.Suspects(c.now); len(v) > 0 {
+			t.Errorf("1.5x: suspects %+v", v)
+		}
+	})
+}
+
+// With 3 DataNodes a slow receiver is still confirmed (two witnesses,
+// each the other's control), but nothing else: a slow host is 4 of the 6
+// pairs, so the cluster's level is its own; one reporter against two
+// peers has no third node to tell a slow sender from two slow links, so
+// neither a sender nor a link is suspected.
+func TestThreeNodes(t *testing.T) {
+	f := func(name string, slow func(c *cluster, a, b string) bool, want []string, kind Kind) {
+		t.Helper()
+		c := newCluster(t, 3, DefaultConfig(), 0)
+		c.run(warm)
+		c.lat = func(_ time.Time, a, b string) float64 {
+			if slow(c, a, b) {
+				return 10
+			}
+			return 1
+		}
+		c.run(2 * time.Minute)
+		if got := c.confirmed(); !slices.Equal(got, want) {
+			t.Fatalf("%s: confirmed %v, want %v", name, got, want)
+		}
+		for _, target := range want {
+			if k := c.kindOf(target); k != kind {
+				t.Errorf("%s: %s is %s, want %s", name, target, k, kind)
+			}
+		}
+	}
+	s := newCluster(t, 3, DefaultConfig(), 0).nodes[1]
+	f("receiver", func(_ *cluster, _, b string) bool { return b == s }, []string{s}, Inbound)
+	f("host", func(_ *cluster, a, b string) bool { return a == s || b == s }, nil, "")
+	f("sender", func(_ *cluster, a, _ string) bool { return a == s }, nil, "")
+	f("link", func(c *cluster, a, b string) bool { return a == s && b == c.nodes[0] }, nil, "")
+}

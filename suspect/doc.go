@@ -1,0 +1,70 @@
+// Package suspect is the fast path of detection: suspicion on every
+// heartbeat, confirmation by targeted probes, after SWIM's suspicion
+// (memberlist) applied to latency.
+//
+// # Model
+//
+// The evidence is what the agents measured since their last heartbeat
+// (reports.RecentLatency): for a reporter r and a peer p, the latency of
+// r's latest blocks towards p. The cluster's level is the median latency
+// of all pairs, one for pairs within a rack and one for pairs across
+// racks when a topology is known; the expected latency of (r → p) is the
+// level of its rack relation. A reporter's own level is the median of its
+// latencies over the cluster's (from three peers on); for the rule of a
+// slow node the expected latency is multiplied by it when above 1, so
+// that a slow sender does not make its peers look slow. No per-node
+// effect is learned: a node slow from the very start must still stand
+// out. Pairs not measured for Config.Learn are forgotten.
+//
+// # Suspicion
+//
+// A latency at least Config.Ratio times the expected one is far above.
+// At each Step the nodes that got such evidence are judged:
+//
+//   - a node (receiver) when at least two distinct reporters' latest
+//     blocks to it are far above;
+//   - a sender when its latest blocks to most (at least half, at least
+//     three) of its peers are far above the cluster's level;
+//   - a link (r → p) when r's blocks to p are far above while r's other
+//     peers and p's other reporters are normal.
+//
+// A suspicion never alerts and never moves work.
+//
+// # Confirmation
+//
+// Config.RoundGap after the suspicion, and RoundGap after each round, a
+// round asks witnesses (healthy agents that send recent latencies, other
+// racks first) for Config.Blocks blocks, through the probe requests of
+// their heartbeat replies:
+//
+//   - for a node S: each witness W probes S and a control C (a healthy
+//     node, not in S's rack when it can be), and S probes the witnesses.
+//     W→S over W→C (the same witness, at the same time: a slow witness
+//     or a cluster-wide slowdown cancels) tells a slow receiver; S→W over
+//     the median of the controls tells a slow sender; both, a slow host;
+//   - for a link A→B: A probes B and the witnesses (third nodes), the
+//     witnesses probe B and their controls: A→B far above A's own other
+//     blocks, while A sends normally and B receives normally, is a link.
+//
+// A round finds its target far above when at least two, and at least
+// half, of its answered comparisons are. A suspect is confirmed when
+// Config.Rounds rounds, each RoundGap after the last (and the first
+// RoundGap after the suspicion), all find it far above; the first round
+// that does not clears it. A pause shorter than the rounds' span (a
+// garbage collection of a few seconds) cannot confirm itself. A node of a
+// rack whose known nodes are all suspects at once is confirmed of kind
+// rack. A confirmed target stays confirmed while its evidence still shows
+// it slow, and HoldFor after.
+//
+// # Small clusters
+//
+// A round needs two witnesses besides the suspect, each with a control
+// besides itself, a slow sender three peers and a link two third nodes:
+// the fast path is built for 4 DataNodes and more (MinNodes). With 3, a
+// slow receiver is still confirmed, but a slow host is most of the
+// cluster's pairs, and a slow sender cannot be told from two slow links:
+// neither is suspected.
+//
+// A Detector never reads the clock (every method takes now) and is safe
+// for concurrent use.
+package suspect

@@ -1,0 +1,146 @@
+package suspect
+
+import "time"
+
+// finding is what the suspicion rules found of one target.
+type finding struct {
+	target     string
+	node, peer string // the node; for a link its sender and receiver
+	rule       Kind   // Inbound, Outbound, Both or Link
+	reporters  int    // the reporters (or peers, for a sender) far above
+	latencyMs  float64
+	expectedMs float64
+}
+
+// evidence counts the fresh latencies of a set of pairs that are far
+// above their expected latency.
+type evidence struct {
+	far, normal int
+	latencyMs   float64 // the highest far above
+	expectedMs  float64 // its expected latency
+}
+
+func (e *evidence) add(ratio, latencyMs, expectedMs float64) {
+	if expectedMs <= 0 {
+		return
+	}
+	if latencyMs < ratio*expectedMs {
+		e.normal++
+		return
+	}
+	e.far++
+	if latencyMs > e.latencyMs {
+		e.latencyMs, e.expectedMs = latencyMs, expectedMs
+	}
+}
+
+// fresh reports whether o counts in a rule at now: recent, and newer
+// than after (the clearing of an earlier suspicion of the same target).
+func fresh(o *obs, now, after time.Time) bool {
+	return now.Sub(o.at) < recentEvidence && o.at.After(after)
+}
+
+// inbound is the evidence of the reporters towards name, each against
+// the larger of the cluster's level and its own.
+func (d *Detector) inbound(now time.Time, name, except string, after time.Time) evidence {
+	var e evidence
+	n := d.m.nodes[name]
+	if n == nil {
+		return e
+	}
+	for r, o := range n.in {
+		if r != except && fresh(o, now, after) {
+			e.add(d.cfg.Ratio, o.latencyMs, d.m.expectedOf(r, name))
+		}
+	}
+	return e
+}
+
+// outbound is the evidence of name's latest blocks to its peers, against
+// the cluster's level.
+func (d *Detector) outbound(now time.Time, name, except string, after time.Time) evidence {
+	var e evidence
+	n := d.m.nodes[name]
+	if n == nil {
+		return e
+	}
+	for p, o := range n.out {
+		if p != except && fresh(o, now, after) {
+			e.add(d.cfg.Ratio, o.latencyMs, d.m.expected(name, p))
+		}
+	}
+	return e
+}
+
+// inboundSlow and outboundSlow are the rules of a slow receiver and of a
+// slow sender.
+func inboundSlow(e evidence) bool  { return e.far >= 2 }
+func outboundSlow(e evidence) bool { return e.far >= 3 && 2*e.far >= e.far+e.normal }
+
+// mostlyNormal reports whether e has normal evidence and more of it than
+// far above.
+func mostlyNormal(e evidence) bool { return e.normal >= 1 && e.normal > e.far }
+
+// rules judges name, a node that got far-above evidence, at now: as a
+// receiver, as a sender, and its links as their sender. after returns
+// when a target was last cleared.
+func (d *Detector) rules(now time.Time, name string, after func(target string) time.Time) []finding {
+	var out []finding
+	since := after(name)
+	in := d.inbound(now, name, "", since)
+	snd := d.outbound(now, name, "", since)
+	inSlow, outSlow := inboundSlow(in), outboundSlow(snd)
+	switch {
+	case inSlow && outSlow:
+		out = append(out, finding{target: name, node: name, rule: Both, reporters: in.far,
+			latencyMs: in.latencyMs, expectedMs: in.expectedMs})
+	case inSlow:
+		out = append(out, finding{target: name, node: name, rule: Inbound, reporters: in.far,
+			latencyMs: in.latencyMs, expectedMs: in.expectedMs})
+	case outSlow:
+		out = append(out, finding{target: name, node: name, rule: Outbound, reporters: snd.far,
+			latencyMs: snd.latencyMs, expectedMs: snd.expectedMs})
+	}
+	if outSlow {
+		return out
+	}
+	n := d.m.nodes[name]
+	if n == nil {
+		return out
+	}
+	for p, o := range n.out {
+		target := linkEntity(name, p)
+		at := after(target)
+		if !fresh(o, now, at) {
+			continue
+		}
+		exp := d.m.expectedOf(name, p)
+		if exp <= 0 || o.latencyMs < d.cfg.Ratio*exp {
+			continue
+		}
+		if !mostlyNormal(d.outbound(now, name, p, at)) {
+			continue
+		}
+		if recv := d.inbound(now, p, name, at); !mostlyNormal(recv) || inboundSlow(recv) {
+			continue
+		}
+		out = append(out, finding{target: target, node: name, peer: p, rule: Link, reporters: 1,
+			latencyMs: o.latencyMs, expectedMs: exp})
+	}
+	return out
+}
+
+// stillSlow reports whether a confirmed suspicion's evidence still shows
+// it slow at now.
+func (d *Detector) stillSlow(now time.Time, s *suspicion) bool {
+	var zero time.Time
+	if s.peer != "" {
+		n := d.m.nodes[s.node]
+		if n == nil {
+			return false
+		}
+		o := n.out[s.peer]
+		return o != nil && fresh(o, now, zero) && o.latencyMs >= d.cfg.Ratio*d.m.expectedOf(s.node, s.peer)
+	}
+	return inboundSlow(d.inbound(now, s.node, "", zero)) || outboundSlow(d.outbound(now, s.node, "", zero))
+}
