@@ -11,6 +11,7 @@ import (
 	"github.com/slowpeer/slowpeer/outlier"
 	"github.com/slowpeer/slowpeer/reports"
 	"github.com/slowpeer/slowpeer/rolling"
+	"github.com/slowpeer/slowpeer/suspect"
 	"github.com/slowpeer/slowpeer/tracker"
 )
 
@@ -88,6 +89,14 @@ type Config struct {
 	// Slowpeer is slowpeer's detection, Hadoop Hadoop's, both fed the
 	// same packets.
 	Slowpeer, Hadoop Algorithm
+	// FastPath, when not nil, is slowpeer's fast path (fast.go): the
+	// agents probe in coverage rounds and send their recent latencies on
+	// every heartbeat, the service's suspect.Detector (this configuration,
+	// with the rack topology) asks for probes and admits what it confirms
+	// to the slow sets; slowpeer's side without it is then scored too
+	// (Result.WithoutFastPath). Nil: today's path alone, on the packets
+	// of random peers.
+	FastPath *suspect.Config
 }
 
 // Algorithm is one detection pipeline: the agents' settings (peer
@@ -158,7 +167,7 @@ func DefaultConfig(nodes int, sc Scenario) Config {
 		ReadInterval: DefaultReadInterval,
 		RackSize:     DefaultRackSize, RemotePeers: DefaultRemotePeers, SlowFactor: DefaultSlowFactor,
 		BaseLatencyMs: DefaultBaseLatencyMs, JitterSigma: DefaultJitterSigma,
-		Slowpeer: SlowpeerAlgorithm(), Hadoop: HadoopAlgorithm(),
+		Slowpeer: SlowpeerAlgorithm(), Hadoop: HadoopAlgorithm(), FastPath: new(suspect.DefaultConfig()),
 	}
 }
 
@@ -200,6 +209,11 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%d incidents every %v lasting %v do not fit in %v hours", c.Incidents, c.Every, c.Lasting, c.Hours)
 	case c.Workers < 0:
 		return fmt.Errorf("workers must not be negative, got %d", c.Workers)
+	}
+	if c.FastPath != nil {
+		if err := c.FastPath.Validate(); err != nil {
+			return fmt.Errorf("fast path: %w", err)
+		}
 	}
 	for _, a := range []struct {
 		name string

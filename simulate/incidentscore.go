@@ -53,7 +53,6 @@ type incidentScore struct {
 	owner     map[string][]int // entity → its incidents, in order
 	found     map[caseKey]time.Duration
 	right     map[caseKey]bool
-	kind      map[string]string // member → its kind when it entered
 	entries   int
 	falses    int
 	flaps     int
@@ -67,7 +66,7 @@ type caseKey struct {
 
 func newIncidentScore(incidents []incident) incidentScore {
 	s := incidentScore{incidents: incidents, owner: map[string][]int{}, found: map[caseKey]time.Duration{},
-		right: map[caseKey]bool{}, kind: map[string]string{}}
+		right: map[caseKey]bool{}}
 	for k, in := range incidents {
 		for _, e := range in.truth {
 			s.owner[e] = append(s.owner[e], k)
@@ -96,10 +95,6 @@ func (s *incidentScore) observe(now time.Time, prev, cur map[string]bool, kind f
 		entered := !prev[e]
 		if entered {
 			s.entries++
-			s.kind[e] = ""
-			if kind != nil {
-				s.kind[e] = kind(e)
-			}
 		}
 		k := s.covering(e, now, LateGrace)
 		if k < 0 {
@@ -111,14 +106,19 @@ func (s *incidentScore) observe(now time.Time, prev, cur map[string]bool, kind f
 		key := caseKey{k, e}
 		if _, ok := s.found[key]; !ok {
 			s.found[key] = now.Sub(epoch.Add(s.incidents[k].from))
-			s.right[key] = s.kind[e] == string(s.incidents[k].kind)
 		} else if entered && s.covering(e, now, 0) == k {
 			s.flaps++ // a re-entry during the incident
+		}
+		// The kind is the latest the slow set gave while it held the
+		// entity for this incident.
+		if kind != nil {
+			if got := kind(e); got != "" {
+				s.right[key] = got == string(s.incidents[k].kind)
+			}
 		}
 	}
 	for e := range prev {
 		if !cur[e] {
-			delete(s.kind, e)
 			if s.covering(e, now, 0) >= 0 {
 				s.flaps++ // a leave during the incident
 			}

@@ -39,6 +39,7 @@ type node struct {
 	windows [2]time.Duration // each algorithm's RollingWindow
 	sched   [2]*datanode.Scheduler
 	out     [2][]report // reports made this tick
+	fast    *fastAgent  // slowpeer's fast path, or nil
 }
 
 // pause is one stop of a host, in nanoseconds since the run's start.
@@ -128,7 +129,12 @@ func (nd *node) send(s *sim, at time.Time, o int64, swing float64, on []*inciden
 			lo, hi = nd.nRem, len(nd.peers)
 		}
 		for range int(poisson.Rand()) {
-			slot := lo + nd.rng.IntN(hi-lo)
+			var slot int
+			if nd.fast != nil {
+				slot = nd.fast.cover.Next() // coverage rounds over every peer
+			} else {
+				slot = lo + nd.rng.IntN(hi-lo)
+			}
 			t := o + nd.rng.Int64N(tr.tick)
 			ms := nd.base[slot] * swing * jitter.Rand()
 			ms *= factor(on, s.cluster, nd.id, int(nd.peers[slot]), time.Duration(t))
@@ -145,6 +151,9 @@ func (nd *node) send(s *sim, at time.Time, o int64, swing float64, on []*inciden
 			// times, for peerLatencies (slowpeer only).
 			nd.metrics[0].AddBlockMedianAt(epoch.Add(time.Duration(t)), s.cluster.names[nd.peers[slot]],
 				time.Duration(ms*float64(time.Millisecond)))
+			if nd.fast != nil {
+				nd.fast.add(t, nd.peers[slot], ms, sum, t >= int64(s.cfg.Warmup))
+			}
 		}
 	}
 }
@@ -168,9 +177,16 @@ func (nd *node) flush(a int, c *cluster) {
 func (nd *node) beat(a int, c *cluster, from, to time.Time, withLatencies bool, lookAgain time.Duration) {
 	sc, m := nd.sched[a], nd.metrics[a]
 	nd.out[a] = nd.out[a][:0]
+	fast := a == 0 && nd.fast != nil
+	if fast {
+		nd.fast.beats = nd.fast.beats[:0]
+	}
 	for hb := from.Add(sc.Next(from)); hb.Before(to); hb = hb.Add(sc.Next(hb)) {
 		if !sc.Begin(hb) {
 			sc.Delivered(hb, false)
+			if fast {
+				nd.fast.beats = append(nd.fast.beats, beatAt{at: int64(hb.Sub(epoch))})
+			}
 			continue
 		}
 		nd.flush(a, c)
@@ -180,6 +196,9 @@ func (nd *node) beat(a int, c *cluster, from, to time.Time, withLatencies bool, 
 			r.latencies = d.PeerLatencies
 		}
 		nd.out[a] = append(nd.out[a], r)
+		if fast {
+			nd.fast.beats = append(nd.fast.beats, beatAt{at: int64(hb.Sub(epoch)), report: &r})
+		}
 		sc.Delivered(hb, true)
 		sc.Named(hb, d.SlowPeers, lookAgain)
 	}

@@ -24,6 +24,27 @@ type service struct {
 	reported map[string]time.Time
 	score    *score
 	pending  []report
+	// fast, for slowpeer with the fast path, are the slow sets that its
+	// verdicts admit to beside the diagnosis's evidence; set and links
+	// are then slowpeer without it.
+	fast *fastSets
+	// kinds says what the latest read's diagnosis called each entity.
+	kinds func(string) string
+}
+
+// fastSets are the slow sets of nodes and links of slowpeer with its
+// fast path, and their score.
+type fastSets struct {
+	nodes, links *admitSet
+	score        *score
+}
+
+// lastKinds returns what the latest read's diagnosis called e, or "".
+func (s *service) lastKinds(e string) string {
+	if s.kinds == nil {
+		return ""
+	}
+	return s.kinds(e)
 }
 
 func newService(alg Algorithm, c *cluster, sc *score) (*service, error) {
@@ -82,9 +103,15 @@ func (s *service) step(now time.Time, c *cluster) ([]string, func(string) string
 	// count), links from the confirmer.
 	findings := s.matrix.Diagnose(now)
 	nodes, _ := diagnosis.Evidence(findings, c.rackNodeNames, nil)
+	links := s.confirm.Confirm(now, findings, s.reported)
 	s.set.Update(now, nodes)
-	s.links.Update(now, s.confirm.Confirm(now, findings, s.reported))
-	return append(s.set.Nodes(), s.links.Nodes()...), kinds(findings, c)
+	s.links.Update(now, links)
+	if s.fast != nil {
+		s.fast.nodes.Update(now, nodes)
+		s.fast.links.Update(now, links)
+	}
+	s.kinds = kinds(findings, c)
+	return append(s.set.Nodes(), s.links.Nodes()...), s.kinds
 }
 
 // kinds returns what findings call each entity: a node its finding's

@@ -4,18 +4,20 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/slowpeer/slowpeer/datanode"
 	"github.com/slowpeer/slowpeer/namenode"
 	"github.com/slowpeer/slowpeer/simulate"
 )
 
-const simulateSynopsis = "-nodes N -scenario NAME [-seed S] [-hours H] [-json] [-conf DIR] [-D key=value]..."
+const simulateSynopsis = "-nodes N -scenario NAME [-seed S] [-hours H] [-incidents N -every D -lasting D] [-warmup D] [-json] [-conf DIR] [-D key=value]..."
 
 // simulateFlags are the flags of "slowpeer simulate".
 type simulateFlags struct {
@@ -25,6 +27,10 @@ type simulateFlags struct {
 	hours    float64
 	json     bool
 	conf     confFlags
+
+	incidents      int
+	every, lasting time.Duration
+	warmup         time.Duration
 }
 
 // runSimulate runs "slowpeer simulate": a cluster of -nodes DataNodes in
@@ -39,6 +45,10 @@ func runSimulate(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	fs.StringVar(&f.scenario, "scenario", "", "the `NAME` of the fault: "+scenarioNames())
 	fs.Uint64Var(&f.seed, "seed", 1, "the random `S`eed; the same seed gives the same figures")
 	fs.Float64Var(&f.hours, "hours", simulate.DefaultHours, "`H` hours of the measured run, after an hour of warmup")
+	fs.IntVar(&f.incidents, "incidents", 0, "`N` incidents of the scenario, each on fresh nodes (0: one, from the warmup's end to the run's)")
+	fs.DurationVar(&f.every, "every", 20*time.Minute, "the time `D` between the starts of two incidents")
+	fs.DurationVar(&f.lasting, "lasting", 10*time.Minute, "how long `D` each incident lasts")
+	fs.DurationVar(&f.warmup, "warmup", simulate.DefaultWarmup, "`D` of healthy cluster before the measured part")
 	fs.BoolVar(&f.json, "json", false, "print one JSON object")
 	f.conf.register(fs)
 	if err := parseFlagsOnly(fs, args); err != nil {
@@ -48,7 +58,14 @@ func runSimulate(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		return usageError{errors.New("-nodes N and -scenario NAME are required")}
 	}
 	cfg := simulate.DefaultConfig(f.nodes, simulate.Scenario(f.scenario))
-	cfg.Seed, cfg.Hours = f.seed, f.hours
+	cfg.Seed, cfg.Hours, cfg.Warmup = f.seed, f.hours, f.warmup
+	cfg.Incidents, cfg.Every, cfg.Lasting = f.incidents, f.every, f.lasting
+	hoursSet := false
+	fs.Visit(func(fl *flag.Flag) { hoursSet = hoursSet || fl.Name == "hours" })
+	if f.incidents > 0 && !hoursSet {
+		// Long enough for every incident and a late entry after the last.
+		cfg.Hours = (time.Duration(f.incidents-1)*f.every + f.lasting + simulate.LateGrace).Hours()
+	}
 	conf, err := f.conf.load()
 	if err != nil {
 		return err
