@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/slowpeer/slowpeer/reports"
@@ -40,6 +41,8 @@ type Detector struct {
 	hot       map[string]struct{}   // nodes that got far-above evidence since the last Step
 	nextRound int64
 	expiredAt time.Time
+
+	opened atomic.Int64 // suspicions opened, ever
 }
 
 // New returns a Detector for cfg. It panics if cfg is not valid.
@@ -139,7 +142,8 @@ func (d *Detector) drop(target string) {
 // model's levels, judges the rounds that are complete or timed out,
 // asks the next ones, opens suspicions on the evidence since the last
 // Step and returns the verdicts, sorted by target: each confirmation and
-// each clearing once, and a confirmation again when its kind changes.
+// each clearing once. A confirmed node's kind may become Rack later, when
+// the rest of its rack is suspected: Confirmed tells.
 // live reports whether a node may be judged (live and not excluded): the
 // others are never suspects, witnesses or controls.
 func (d *Detector) Step(now time.Time, live func(node string) bool) []Verdict {
@@ -151,6 +155,7 @@ func (d *Detector) Step(now time.Time, live func(node string) bool) []Verdict {
 	}
 	d.m.refresh(now)
 	var vs []Verdict
+	var confirmed []*suspicion
 	verdict := func(s *suspicion, confirmed bool) {
 		vs = append(vs, Verdict{Target: s.target, Kind: s.kind, Confirmed: confirmed, Since: s.opened, At: now})
 	}
@@ -189,7 +194,7 @@ func (d *Detector) Step(now time.Time, live func(node string) bool) []Verdict {
 			s.kind, s.passed, s.next = k, s.passed+1, now.Add(d.cfg.RoundGap)
 			if s.passed >= d.cfg.Rounds {
 				s.state, s.decided, s.lastSlow = Confirmed, now, now
-				verdict(s, true)
+				confirmed = append(confirmed, s)
 			}
 		case !now.Before(s.next):
 			if s.cur = d.plan(now, s, live); s.cur == nil {
@@ -202,7 +207,10 @@ func (d *Detector) Step(now time.Time, live func(node string) bool) []Verdict {
 		}
 	}
 	d.open(now, live)
-	vs = append(vs, d.racks(now)...)
+	d.racks()
+	for _, s := range confirmed {
+		verdict(s, true)
+	}
 	slices.SortFunc(vs, func(a, b Verdict) int { return strings.Compare(a.Target, b.Target) })
 	return vs
 }
@@ -250,6 +258,7 @@ func (d *Detector) open(now time.Time, live func(string) bool) {
 			if s := d.sus[f.target]; s != nil && s.state != Cleared || f.peer != "" && !live(f.peer) {
 				continue
 			}
+			d.opened.Add(1)
 			d.sus[f.target] = &suspicion{target: f.target, node: f.node, peer: f.peer, opened: now,
 				state: Suspected, found: f, kind: f.rule, next: now.Add(d.cfg.RoundGap)}
 		}
@@ -257,11 +266,10 @@ func (d *Detector) open(now time.Time, live func(string) bool) {
 }
 
 // racks turns the confirmed nodes of a rack whose known nodes (at least
-// two) are all suspects into kind Rack, and returns a verdict for each
-// that changed. The caller holds d.mu.
-func (d *Detector) racks(now time.Time) []Verdict {
+// two) are all node suspects into kind Rack. The caller holds d.mu.
+func (d *Detector) racks() {
 	if d.cfg.Rack == nil {
-		return nil
+		return
 	}
 	all := map[string]bool{} // rack → every known node is a node suspect
 	count := map[string]int{}
@@ -276,16 +284,15 @@ func (d *Detector) racks(now time.Time) []Verdict {
 		}
 		count[n.rack]++
 	}
-	var vs []Verdict
-	for _, t := range d.targets() {
-		s := d.sus[t]
+	for _, s := range d.sus {
 		if s.state != Confirmed || s.peer != "" || (s.kind != Inbound && s.kind != Both) {
 			continue
 		}
 		if r := d.m.nodes[s.node].rackOrEmpty(); r != "" && all[r] && count[r] >= 2 {
 			s.kind = Rack
-			vs = append(vs, Verdict{Target: s.target, Kind: Rack, Confirmed: true, Since: s.opened, At: now})
 		}
 	}
-	return vs
 }
+
+// Opened returns the number of suspicions opened so far.
+func (d *Detector) Opened() int64 { return d.opened.Load() }

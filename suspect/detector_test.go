@@ -172,3 +172,36 @@ func TestThreeNodes(t *testing.T) {
 	f("sender", func(_ *cluster, a, _ string) bool { return a == s }, nil, "")
 	f("link", func(c *cluster, a, b string) bool { return a == s && b == c.nodes[0] }, nil, "")
 }
+
+// A confirmed node stays confirmed while its evidence shows it slow, and
+// leaves HoldFor after it heals.
+func TestHold(t *testing.T) {
+	c := newCluster(t, 6, DefaultConfig(), 0)
+	c.run(warm)
+	s := c.nodes[2]
+	c.lat = func(_ time.Time, _, b string) float64 {
+		if b == s {
+			return 10
+		}
+		return 1
+	}
+	c.run(5 * time.Minute)
+	if got := c.d.Confirmed(c.now); len(got) != 1 || got[0].Target != s {
+		t.Fatalf("after 5 minutes slow: confirmed %+v, want %s", got, s)
+	}
+	c.lat = func(time.Time, string, string) float64 { return 1 }
+	c.run(20 * time.Second)
+	if got := c.d.Confirmed(c.now); len(got) != 1 {
+		t.Fatalf("20 s after healing: confirmed %+v, want still %s", got, s)
+	}
+	c.run(HoldFor + time.Minute)
+	if got := c.d.Confirmed(c.now); len(got) != 0 {
+		t.Fatalf("healed: confirmed %+v", got)
+	}
+	if v := c.d.Suspects(c.now); len(v) != 0 {
+		t.Fatalf("healed: suspects %+v", v)
+	}
+	if n := len(c.entered); n != 1 {
+		t.Fatalf("confirmed %d targets", n)
+	}
+}

@@ -166,6 +166,30 @@ func (s *SlowSet) Update(now time.Time, counts []NodeCount) Change {
 	return ch
 }
 
+// Admit makes node a member at now, without waiting for EnterAfter, as
+// if reported then: it leaves after LeaveAfter unless reported or
+// admitted again. The fast path (package suspect) admits the nodes it
+// confirms, and admits them again while it still finds them slow. It
+// reports whether node entered (was not a member).
+func (s *SlowSet) Admit(now time.Time, node string) (entered bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.nodes[node]
+	if st == nil {
+		st = &slowState{since: now}
+		s.nodes[node] = st
+	}
+	if now.After(st.last) {
+		st.last = now
+	}
+	if st.member {
+		return false
+	}
+	st.member, st.entered = true, now
+	s.n++
+	return true
+}
+
 // Contains reports whether node is in the set.
 func (s *SlowSet) Contains(node string) bool {
 	s.mu.RLock()

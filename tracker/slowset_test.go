@@ -126,3 +126,37 @@ func TestSlowSetMembersAndRemove(t *testing.T) {
 		t.Fatal("c did not enter after a new streak of EnterAfter")
 	}
 }
+
+// Admit makes a member at once; it leaves LeaveAfter after the last
+// admission or report, and a report keeps it as it keeps any member.
+func TestSlowSetAdmit(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)
+	s := NewSlowSet(SlowSetConfig{EnterAfter: 3 * time.Minute, EnterReporters: 2, LeaveAfter: 10 * time.Minute})
+	if !s.Admit(t0, "a") || s.Admit(t0.Add(time.Second), "a") {
+		t.Fatal("Admit: entered wrong")
+	}
+	if !s.Contains("a") || s.Len() != 1 {
+		t.Fatalf("after Admit: members %v", s.Nodes())
+	}
+	m := s.Members()[0]
+	if !m.Since.Equal(t0) || !m.LastReported.Equal(t0.Add(time.Second)) {
+		t.Fatalf("member %+v", m)
+	}
+	// Unreported, it stays LeaveAfter after the last admission.
+	if ch := s.Update(t0.Add(10*time.Minute), nil); len(ch.Left) != 0 {
+		t.Fatalf("left before LeaveAfter: %+v", ch)
+	}
+	s.Admit(t0.Add(5*time.Minute), "a")
+	if ch := s.Update(t0.Add(14*time.Minute), nil); len(ch.Left) != 0 {
+		t.Fatalf("left before LeaveAfter of the second admission: %+v", ch)
+	}
+	if ch := s.Update(t0.Add(15*time.Minute), nil); !slices.Equal(ch.Left, []string{"a"}) {
+		t.Fatalf("did not leave: %+v", ch)
+	}
+	// An admission in the middle of a streak keeps the streak's start.
+	s.Update(t0.Add(20*time.Minute), []NodeCount{{Node: "b", Reporters: 2}})
+	s.Admit(t0.Add(21*time.Minute), "b")
+	if m := s.Members(); len(m) != 1 || !m[0].FoundSince.Equal(t0.Add(20*time.Minute)) || !m[0].Since.Equal(t0.Add(21*time.Minute)) {
+		t.Fatalf("members %+v", m)
+	}
+}

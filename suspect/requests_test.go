@@ -1,0 +1,148 @@
+package suspect
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/slowpeer/slowpeer/reports"
+)
+
+// healthy feeds one heartbeat of every node of names, each with a block
+// to every peer: latencyMs of slow, 1 ms otherwise.
+func feed(d *Detector, now time.Time, names []string, slow func(a, b string) bool) {
+	for _, a := range names {
+		var rs []reports.RecentLatency
+		for _, b := range names {
+			if a == b {
+				continue
+			}
+			x := 1.0
+			if slow(a, b) {
+				x = 10
+			}
+			rs = append(rs, reports.RecentLatency{Node: b, LatencyMs: x, Blocks: 1})
+		}
+		d.Observe(now, a, rs)
+	}
+}
+
+func names(n int) []string {
+	var out []string
+	for i := range n {
+		out = append(out, fmt.Sprintf("n%d:1", i))
+	}
+	return out
+}
+
+var all = func(string) bool { return true }
+
+// A round's requests go out once each, at most MaxProbeRequests a reply
+// and never a node twice; the view shows them; Forget drops the suspect.
+func TestRequests(t *testing.T) {
+	d := New(DefaultConfig())
+	ns := names(8)
+	now := time.Unix(1000, 0)
+	s := ns[3]
+	slow := func(_, b string) bool { return b == s }
+	feed(d, now, ns, slow)
+	if vs := d.Step(now, all); len(vs) != 0 {
+		t.Fatalf("verdicts at once: %+v", vs)
+	}
+	views := d.Suspects(now)
+	if len(views) != 1 || views[0].Target != s || views[0].State != Suspected || views[0].Kind != Inbound {
+		t.Fatalf("views %+v, want %s suspected inbound", views, s)
+	}
+	for _, a := range ns {
+		if r := d.Requests(now, a); r != nil {
+			t.Fatalf("requests before the round gap: %s %+v", a, r)
+		}
+	}
+	now = now.Add(DefaultRoundGap)
+	d.Step(now, all)
+	asked := 0
+	for _, a := range ns {
+		rs := d.Requests(now, a)
+		seen := map[string]bool{}
+		for _, r := range rs {
+			if seen[r.Node] || r.Node == a || r.Blocks != DefaultBlocks || r.Round < 1 {
+				t.Errorf("%s: bad request %+v in %+v", a, r, rs)
+			}
+			seen[r.Node] = true
+		}
+		if len(rs) > reports.MaxProbeRequests {
+			t.Errorf("%s: %d requests", a, len(rs))
+		}
+		if a == s && len(rs) != DefaultWitnesses {
+			t.Errorf("the suspect is asked %d probes, want one to each of %d witnesses", len(rs), DefaultWitnesses)
+		}
+		asked += len(rs)
+		if again := d.Requests(now, a); again != nil {
+			t.Errorf("%s: requests handed out twice: %+v", a, again)
+		}
+	}
+	// Each witness probes the suspect and a control; the suspect probes
+	// the witnesses.
+	if want := 3 * DefaultWitnesses; asked != want {
+		t.Errorf("%d requests, want %d", asked, want)
+	}
+	v := d.Suspects(now)[0]
+	if v.State != Confirming || len(v.Probes) != asked {
+		t.Errorf("view %+v, want confirming with %d probes", v, asked)
+	}
+	for _, p := range v.Probes {
+		if !p.Handed {
+			t.Errorf("probe %+v not handed", p)
+		}
+	}
+	d.Forget(s)
+	if v := d.Suspects(now); len(v) != 0 {
+		t.Errorf("after Forget: %+v", v)
+	}
+}
+
+// Answers to a round nobody asked change no round, and a round of agents
+// that never answer (reading -hadoop-jmx) is judged at RoundTimeout and
+// clears the suspicion.
+func TestRoundTimeout(t *testing.T) {
+	d := New(DefaultConfig())
+	ns := names(6)
+	now := time.Unix(1000, 0)
+	slow := func(_, b string) bool { return b == ns[0] }
+	feed(d, now, ns, slow)
+	d.Step(now, all)
+	now = now.Add(DefaultRoundGap)
+	d.Step(now, all)
+	d.Observe(now, ns[1], []reports.RecentLatency{{Node: ns[0], LatencyMs: 50, Blocks: 3, Round: 999}})
+	now = now.Add(RoundTimeout - time.Second)
+	if vs := d.Step(now, all); len(vs) != 0 {
+		t.Fatalf("verdict before the timeout: %+v", vs)
+	}
+	now = now.Add(time.Second)
+	vs := d.Step(now, all)
+	if len(vs) != 1 || vs[0].Confirmed || vs[0].Target != ns[0] {
+		t.Fatalf("verdicts %+v, want %s cleared", vs, ns[0])
+	}
+	if v := d.Suspects(now); len(v) != 1 || v[0].State != Cleared {
+		t.Fatalf("view %+v, want cleared", v)
+	}
+	if v := d.Suspects(now.Add(ClearedFor)); len(v) != 1 {
+		t.Fatalf("cleared suspicion gone before a Step: %+v", v)
+	}
+	d.Step(now.Add(ClearedFor), all)
+	if v := d.Suspects(now.Add(ClearedFor)); len(v) != 0 {
+		t.Fatalf("cleared suspicion kept past ClearedFor: %+v", v)
+	}
+}
+
+// A node that is not live (dead, or excluded) is never a suspect.
+func TestNotLive(t *testing.T) {
+	d := New(DefaultConfig())
+	ns := names(6)
+	now := time.Unix(1000, 0)
+	feed(d, now, ns, func(_, b string) bool { return b == ns[0] })
+	d.Step(now, func(n string) bool { return n != ns[0] })
+	if v := d.Suspects(now); len(v) != 0 {
+		t.Fatalf("suspects %+v", v)
+	}
+}
