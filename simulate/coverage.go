@@ -4,9 +4,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"time"
-
-	"github.com/slowpeer/slowpeer/tracker"
 )
 
 // coverage picks the peer of an agent's next probe block: the agent's
@@ -38,36 +35,6 @@ func (r *rounds) Next() int {
 	}
 	r.next++
 	return r.order[r.next-1]
-}
-
-// admitSet is a slow set that the fast path's verdicts can also admit to:
-// a member at once, leaving after LeaveAfter unless reported or admitted
-// again.
-type admitSet struct {
-	*tracker.SlowSet
-	leave    time.Duration
-	admitted map[string]time.Time
-}
-
-func newAdmitSet(cfg tracker.SlowSetConfig) *admitSet {
-	return &admitSet{SlowSet: tracker.NewSlowSet(cfg), leave: cfg.LeaveAfter, admitted: map[string]time.Time{}}
-}
-
-// Admit makes node a member at now.
-func (a *admitSet) Admit(now time.Time, node string) { a.admitted[node] = now }
-
-// Nodes returns the members at now, sorted.
-func (a *admitSet) Nodes(now time.Time) []string {
-	out := a.SlowSet.Nodes()
-	for n, at := range a.admitted {
-		if now.Sub(at) >= a.leave {
-			delete(a.admitted, n)
-		} else if !slices.Contains(out, n) {
-			out = append(out, n)
-		}
-	}
-	slices.Sort(out)
-	return out
 }
 
 // median returns the median of x (reordered), the mean of the middle two

@@ -207,7 +207,7 @@ func (fp *fastPath) step(now time.Time, sv *service) {
 	for _, v := range fp.det.Confirmed(now) {
 		fp.admit(now, sv, v)
 	}
-	members := append(sv.fast.nodes.Nodes(now), sv.fast.links.Nodes(now)...)
+	members := append(sv.fast.nodes.Nodes(), sv.fast.links.Nodes()...)
 	sv.fast.score.observe(now, members, func(e string) string {
 		if k := fp.kind[e]; k != "" {
 			return k

@@ -35,7 +35,7 @@ type service struct {
 // fastSets are the slow sets of nodes and links of slowpeer with its
 // fast path, and their score.
 type fastSets struct {
-	nodes, links *admitSet
+	nodes, links *tracker.SlowSet
 	score        *score
 }
 
