@@ -12,7 +12,7 @@ import (
 
 // heartbeatSender sends one heartbeat to one NameNode-side service.
 type heartbeatSender interface {
-	SendHeartbeat(ctx context.Context, hb reports.Heartbeat) (reports.HeartbeatReply, error)
+	SendHeartbeat(ctx context.Context, hb reports.Heartbeat) (reply reports.HeartbeatReply, ignored []string, err error)
 }
 
 // detectFunc returns the slow-peer report due at now, or an error when the
@@ -60,6 +60,15 @@ type actor struct {
 	// slow-disk report rides with the slow-peer report, or alone on the
 	// same schedule when there is no slow-peer report (detect nil).
 	disks *Disks
+	// recent is the log of the agent's probe blocks, carried in every
+	// heartbeat's recentLatencies; nil for none (-hadoop-jmx).
+	recent *recentLog
+	// confirm takes the probe requests of the service's replies; nil
+	// ignores them.
+	confirm *confirmer
+	// wake asks for a heartbeat now: the blocks a reply asked for have
+	// ended.
+	wake chan struct{}
 	// httpAddr returns the agent's HTTP address for the heartbeat, "" for
 	// none; nil means none.
 	httpAddr   func() string
@@ -78,6 +87,10 @@ type actor struct {
 // run sends heartbeats until ctx is done, or, once the service is
 // leaving, until a heartbeat fails.
 func (a *actor) run(ctx context.Context) {
+	if a.recent != nil {
+		a.recent.join(a)
+		defer a.recent.leave(a)
+	}
 	s := NewScheduler(time.Now(), a.heartbeat, a.report, a.maxBackoff, a.jitter)
 	timer := time.NewTimer(0)
 	defer timer.Stop()
@@ -86,6 +99,8 @@ func (a *actor) run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-timer.C:
+		case <-a.wake: // nil: never
+			a.log.Debug("early heartbeat: the probes the service asked for have ended")
 		}
 		a.beat(ctx, s)
 		if s.Failures() > 0 && a.leaving.Load() {
@@ -129,8 +144,13 @@ func (a *actor) beat(ctx context.Context, s *Scheduler) {
 	if diskReport {
 		hb.SlowDisks, hb.DiskLatencies, diskReport = a.disks.ReportAt(now)
 	}
+	var recentEnd uint64
+	var recentDropped int
+	if a.recent != nil {
+		hb.RecentLatencies, recentEnd, recentDropped = a.recent.pending(a)
+	}
 	rctx, cancel := context.WithTimeout(ctx, a.heartbeat)
-	reply, err := a.send.SendHeartbeat(rctx, hb)
+	reply, ignored, err := a.send.SendHeartbeat(rctx, hb)
 	cancel()
 	done := time.Now()
 	if err != nil {
@@ -145,6 +165,13 @@ func (a *actor) beat(ctx context.Context, s *Scheduler) {
 		a.log.Warn("heartbeat failed", slog.Int("failures", s.Failures()),
 			slog.Duration("retryIn", s.Next(done)), slog.Bool("report", report), slog.Any("err", err))
 		return
+	}
+	if a.recent != nil {
+		a.recent.carried(a, recentEnd)
+		a.counters.recentBlocksDropped.Add(int64(recentDropped))
+	}
+	if a.confirm != nil {
+		a.confirm.obey(done, reply.Probe, ignored, a.wakeUp)
 	}
 	failures := s.Failures()
 	s.Delivered(done, report || diskReport)
@@ -186,6 +213,14 @@ func (a *actor) beat(ctx context.Context, s *Scheduler) {
 		} else if !first {
 			a.log.Info("this node is no longer reported slow")
 		}
+	}
+}
+
+// wakeUp asks for a heartbeat now, unless one is asked for already.
+func (a *actor) wakeUp() {
+	select {
+	case a.wake <- struct{}{}:
+	default:
 	}
 }
 

@@ -30,7 +30,7 @@ type fakeSender struct {
 	calls []call
 }
 
-func (f *fakeSender) SendHeartbeat(ctx context.Context, hb reports.Heartbeat) (reports.HeartbeatReply, error) {
+func (f *fakeSender) SendHeartbeat(ctx context.Context, hb reports.Heartbeat) (reports.HeartbeatReply, []string, error) {
 	dl, _ := ctx.Deadline()
 	f.mu.Lock()
 	n := len(f.calls)
@@ -38,12 +38,12 @@ func (f *fakeSender) SendHeartbeat(ctx context.Context, hb reports.Heartbeat) (r
 	f.mu.Unlock()
 	if f.hang {
 		<-ctx.Done()
-		return reports.HeartbeatReply{}, ctx.Err()
+		return reports.HeartbeatReply{}, nil, ctx.Err()
 	}
 	if f.fail != nil && f.fail(n) {
-		return reports.HeartbeatReply{}, errors.New("status 503 Service Unavailable: no error message")
+		return reports.HeartbeatReply{}, nil, errors.New("status 503 Service Unavailable: no error message")
 	}
-	return reports.HeartbeatReply{}, nil
+	return reports.HeartbeatReply{}, nil, nil
 }
 
 func (f *fakeSender) Calls() []call {

@@ -37,6 +37,11 @@ type Agent struct {
 	dial     dialFunc
 	detect   detectFunc // nil: no reports
 	services services
+	// recent is the log of the blocks the agent times, for heartbeats'
+	// recentLatencies; nil when it times none (-hadoop-jmx, peer
+	// statistics off).
+	recent  *recentLog
+	confirm *confirmer // takes the services' probe requests
 
 	metricsSet *metrics.Set               // what /metrics writes
 	data       atomic.Pointer[dataServer] // the data port's server, once Run serves it
@@ -89,10 +94,20 @@ func New(cfg Config) (*Agent, error) {
 	a.disks = disks
 	a.metricsSet = a.newMetricsSet()
 	a.detect = detect
+	if a.jmx == nil && cfg.PeerStatsEnabled {
+		a.recent = newRecentLog(func(n int) { a.counters.recentBlocksDropped.Add(int64(n)) })
+	}
+	peers := probePeers(cfg.ID, cfg.Peers)
+	a.confirm = newConfirmer(cfg, peers, a.probes(peers), &a.counters, a.log.With(slog.String("role", "confirm")))
 	if err := a.SetNameNodes(cfg.NameNodes); err != nil {
 		return nil, err
 	}
 	return a, nil
+}
+
+// probes reports whether the agent writes probe blocks of its own to peers.
+func (a *Agent) probes(peers []string) bool {
+	return a.jmx == nil && len(peers) > 0 && a.cfg.PeerStatsEnabled
 }
 
 // ID returns the agent's node id.
@@ -158,8 +173,10 @@ func (a *Agent) Run(ctx context.Context) error {
 	case a.jmx != nil:
 		attrs = append(attrs, slog.String("source", "hadoop-jmx "+a.jmx.URL()))
 	case len(peers) > 0:
+		c := a.cfg.Coverage(len(peers))
 		attrs = append(attrs, slog.String("source", "probes"), slog.Int("peers", len(peers)),
-			slog.Int64("probeBytesPerSecond", int64(a.cfg.ProbeBytesPerSecond())))
+			slog.Int64("probeBytesPerSecond", int64(a.cfg.ProbeBytesPerSecond())),
+			slog.Int("coveragePackets", c.Packets), slog.Duration("coverageRound", c.Round))
 	default:
 		attrs = append(attrs, slog.String("source", "peer metrics"))
 	}
@@ -184,11 +201,13 @@ func (a *Agent) Run(ctx context.Context) error {
 		}
 		srv := newDataServer(a.cfg.ID, m, &a.counters, a.cfg.ProbeTimeout, a.cfg.FaultReceiveDelay,
 			a.dial, a.log.With(slog.String("role", "relay")))
+		srv.recent = a.recent
 		a.data.Store(srv)
 		wg.Go(func() { srv.serve(ctx, ln) })
 	}
-	if a.jmx == nil && len(peers) > 0 && a.cfg.PeerStatsEnabled {
+	if a.probes(peers) {
 		p := newProber(a.cfg, peers, a.metrics, &a.counters, a.dial, a.log.With(slog.String("role", "prober")), rand.Uint64())
+		p.recent, p.jobs = a.recent, a.confirm.jobs
 		wg.Go(func() { p.run(ctx) })
 	}
 	if a.jmx != nil {

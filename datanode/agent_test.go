@@ -25,6 +25,9 @@ type fakeService struct {
 
 	mu    sync.Mutex
 	beats []reports.Heartbeat
+	// answer, when set, gives the reply to a heartbeat instead of
+	// {"slow":false}.
+	answer func(reports.Heartbeat) string
 }
 
 func newFakeService(t *testing.T, hang bool) *fakeService {
@@ -38,6 +41,7 @@ func newFakeService(t *testing.T, hang bool) *fakeService {
 		}
 		s.mu.Lock()
 		s.beats = append(s.beats, hb)
+		answer := s.answer
 		s.mu.Unlock()
 		select {
 		case s.notify <- struct{}{}:
@@ -47,7 +51,11 @@ func newFakeService(t *testing.T, hang bool) *fakeService {
 			<-r.Context().Done()
 			return
 		}
-		w.Write([]byte(`{"slow":false}`))
+		reply := `{"slow":false}`
+		if answer != nil {
+			reply = answer(hb)
+		}
+		w.Write([]byte(reply))
 	}))
 	t.Cleanup(s.srv.Close)
 	return s

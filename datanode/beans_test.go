@@ -62,7 +62,10 @@ func TestPromtoolCheckAgentMetrics(t *testing.T) {
 	cfg.ID, cfg.NameNodes = "10.0.0.2:9866", []string{"http://nn:9871"}
 	a := embeddedAgent(t, cfg, time.Now(), map[string]float64{"10.0.0.3:9866": 2, "dn\"4\\:9866": 25})
 	code, text := get(t, a.Handler(), "/metrics")
-	if code != 200 || !strings.Contains(text, "# TYPE slowpeer_datanode_peer_latency_seconds gauge\n") {
+	if code != 200 || !strings.Contains(text, "# TYPE slowpeer_datanode_peer_latency_seconds gauge\n") ||
+		!strings.Contains(text, "\nslowpeer_datanode_probe_requests_ignored_total 0\n") ||
+		!strings.Contains(text, "\nslowpeer_datanode_probe_requested_blocks_total 0\n") ||
+		!strings.Contains(text, "\nslowpeer_datanode_recent_blocks_dropped_total 0\n") {
 		t.Fatalf("GET /metrics: %d\n%s", code, text)
 	}
 	cmd := exec.Command(promtool, "check", "metrics")

@@ -26,6 +26,8 @@ type blockTimes struct {
 	metrics  *PeerMetrics // nil: time nothing
 	counters *counters
 	peer     string
+	recent   *recentLog // nil: the block goes into no heartbeat's recentLatencies
+	round    int64      // the confirmation round that asked for the block, 0 for none
 	ends     []time.Time
 	took     []time.Duration
 	scratch  []time.Duration
@@ -60,7 +62,11 @@ func (b *blockTimes) flush() {
 	if n%2 == 0 {
 		median = (b.scratch[n/2-1] + b.scratch[n/2]) / 2
 	}
-	b.metrics.blocks.add(b.peer, b.ends[len(b.ends)-1], float64(median)/float64(time.Millisecond))
+	end := b.ends[len(b.ends)-1]
+	b.metrics.blocks.add(b.peer, end, float64(median)/float64(time.Millisecond))
+	if b.recent != nil {
+		b.recent.add(Block{Peer: b.peer, End: end, Median: median, Round: b.round})
+	}
 	limit := clipFactor * median
 	for i, d := range b.took {
 		b.metrics.AddSendPacketDownstreamAt(b.ends[i], b.peer, min(d, limit))

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -52,17 +51,18 @@ func newHeartbeatClient(base, token string, registered bool, c *http.Client) (*h
 	return hc, nil
 }
 
-// SendHeartbeat posts hb and returns the service's reply. Any answer but
-// 200 with a well-formed reply is an error that names the status and the
-// service's message.
-func (c *heartbeatClient) SendHeartbeat(ctx context.Context, hb reports.Heartbeat) (reports.HeartbeatReply, error) {
+// SendHeartbeat posts hb and returns the service's reply, with the
+// reasons of the probe requests reports.ParseHeartbeatReply left out of
+// it. Any answer but 200 with a well-formed reply is an error that names
+// the status and the service's message.
+func (c *heartbeatClient) SendHeartbeat(ctx context.Context, hb reports.Heartbeat) (reports.HeartbeatReply, []string, error) {
 	body, err := json.Marshal(hb)
 	if err != nil {
-		return reports.HeartbeatReply{}, fmt.Errorf("encode heartbeat: %w", err)
+		return reports.HeartbeatReply{}, nil, fmt.Errorf("encode heartbeat: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint, bytes.NewReader(body))
 	if err != nil {
-		return reports.HeartbeatReply{}, fmt.Errorf("heartbeat to %s: %w", c.base, err)
+		return reports.HeartbeatReply{}, nil, fmt.Errorf("heartbeat to %s: %w", c.base, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	nonce := ""
@@ -76,7 +76,7 @@ func (c *heartbeatClient) SendHeartbeat(ctx context.Context, hb reports.Heartbea
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return reports.HeartbeatReply{}, fmt.Errorf("heartbeat to %s: %w", c.base, err)
+		return reports.HeartbeatReply{}, nil, fmt.Errorf("heartbeat to %s: %w", c.base, err)
 	}
 	defer resp.Body.Close()
 	if nonce != "" {
@@ -89,46 +89,33 @@ func (c *heartbeatClient) SendHeartbeat(ctx context.Context, hb reports.Heartbea
 		case proven:
 			c.proven.Store(true)
 		case resp.StatusCode == http.StatusUnauthorized:
-			return reports.HeartbeatReply{}, fmt.Errorf("heartbeat to %s: it wants the token but does not prove it holds it (%s); "+
+			return reports.HeartbeatReply{}, nil, fmt.Errorf("heartbeat to %s: it wants the token but does not prove it holds it (%s); "+
 				"a service found in a registry gets the token over plain HTTP only then: not sent", c.base, reports.ProofHeader)
 		}
 	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxReplyBytes+1))
 	if err != nil {
-		return reports.HeartbeatReply{}, fmt.Errorf("heartbeat to %s: read reply: %w", c.base, err)
+		return reports.HeartbeatReply{}, nil, fmt.Errorf("heartbeat to %s: read reply: %w", c.base, err)
 	}
-	reply, err := decodeReply(resp.StatusCode, data)
+	reply, ignored, err := decodeReply(resp.StatusCode, data)
 	if err != nil {
-		return reports.HeartbeatReply{}, fmt.Errorf("heartbeat to %s: %w", c.base, err)
+		return reports.HeartbeatReply{}, nil, fmt.Errorf("heartbeat to %s: %w", c.base, err)
 	}
-	return reply, nil
+	return reply, ignored, nil
 }
 
-// decodeReply reads the answer to a heartbeat: for 200 exactly one JSON
-// object with a boolean "slow" (other members are ignored, for services
-// newer than this agent); for any other status an error with the
-// service's {"error": "..."} message, or a note that there was none.
-func decodeReply(status int, data []byte) (reports.HeartbeatReply, error) {
+// decodeReply reads the answer to a heartbeat: for 200 the reply as
+// reports.ParseHeartbeatReply reads it (and the reasons of the probe
+// requests it left out); for any other status an error with the service's
+// {"error": "..."} message, or a note that there was none.
+func decodeReply(status int, data []byte) (reports.HeartbeatReply, []string, error) {
 	if len(data) > maxReplyBytes {
-		return reports.HeartbeatReply{}, fmt.Errorf("status %d: reply larger than %d bytes", status, maxReplyBytes)
+		return reports.HeartbeatReply{}, nil, fmt.Errorf("status %d: reply larger than %d bytes", status, maxReplyBytes)
 	}
 	if status != http.StatusOK {
-		return reports.HeartbeatReply{}, fmt.Errorf("status %d %s: %s", status, http.StatusText(status), errorMessage(data))
+		return reports.HeartbeatReply{}, nil, fmt.Errorf("status %d %s: %s", status, http.StatusText(status), errorMessage(data))
 	}
-	var reply struct {
-		Slow *bool `json:"slow"`
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&reply); err != nil {
-		return reports.HeartbeatReply{}, fmt.Errorf("malformed reply: %w", err)
-	}
-	if dec.More() {
-		return reports.HeartbeatReply{}, errors.New("malformed reply: data after the JSON object")
-	}
-	if reply.Slow == nil {
-		return reports.HeartbeatReply{}, errors.New(`malformed reply: no boolean "slow"`)
-	}
-	return reports.HeartbeatReply{Slow: *reply.Slow}, nil
+	return reports.ParseHeartbeatReply(data)
 }
 
 // errorMessage returns the message of an {"error": "..."} body, made safe

@@ -33,7 +33,7 @@ func TestHeartbeatClientRequest(t *testing.T) {
 			t.Fatal(err)
 		}
 		hb := reports.Heartbeat{Node: "10.0.0.2:9866", SlowPeers: []reports.SlowPeer{}}
-		reply, err := c.SendHeartbeat(context.Background(), hb)
+		reply, _, err := c.SendHeartbeat(context.Background(), hb)
 		if err != nil || !reply.Slow {
 			t.Fatalf("SendHeartbeat = %+v, %v", reply, err)
 		}
@@ -57,7 +57,7 @@ func TestHeartbeatClientErrors(t *testing.T) {
 		}))
 		defer srv.Close()
 		c, _ := newHeartbeatClient(srv.URL, "", false, srv.Client())
-		_, err := c.SendHeartbeat(context.Background(), reports.Heartbeat{Node: "a:1"})
+		_, _, err := c.SendHeartbeat(context.Background(), reports.Heartbeat{Node: "a:1"})
 		if err == nil || !strings.Contains(err.Error(), wantErr) || !strings.Contains(err.Error(), srv.URL) {
 			t.Fatalf("status %d %s: err = %v, want one naming the service and %q", status, body, err, wantErr)
 		}
@@ -77,7 +77,7 @@ func TestHeartbeatClientErrors(t *testing.T) {
 	url := srv.URL
 	srv.Close()
 	c, _ := newHeartbeatClient(url, "", false, http.DefaultClient)
-	if _, err := c.SendHeartbeat(context.Background(), reports.Heartbeat{Node: "a:1"}); err == nil {
+	if _, _, err := c.SendHeartbeat(context.Background(), reports.Heartbeat{Node: "a:1"}); err == nil {
 		t.Fatal("a heartbeat to a closed port succeeded")
 	}
 }
@@ -109,7 +109,7 @@ func FuzzDecodeReply(f *testing.F) {
 	f.Add(401, []byte(`{"error":"no"}`))
 	f.Add(200, []byte(`[]`))
 	f.Fuzz(func(t *testing.T, status int, body []byte) {
-		reply, err := decodeReply(status, body)
+		reply, _, err := decodeReply(status, body)
 		if err != nil {
 			if len(err.Error()) > 600 {
 				t.Fatalf("error of %d bytes", len(err.Error()))

@@ -139,6 +139,14 @@ type Config struct {
 	// node leaves the next report instead of staying slow for the hours
 	// the rolling windows span. 0 never drops them.
 	ProbeMaxFailures int
+	// ProbeCoverage is slowpeer.probe.coverage, default 30s: every peer
+	// gets one of the agent's probe blocks at least this often, as far as
+	// the probe bandwidth allows (Config.Coverage).
+	ProbeCoverage time.Duration
+	// ProbeConfirmBudget is slowpeer.probe.confirm.budget, default 60: the
+	// probe blocks a minute the agent writes at the services' request;
+	// requests past it are ignored and counted. 0 obeys none.
+	ProbeConfirmBudget int
 	// HadoopJMXInterval is slowpeer.hadoop.jmx.interval, default 1m.
 	HadoopJMXInterval time.Duration
 
@@ -233,6 +241,8 @@ func DefaultConfig() Config {
 		ProbeMinBitsPerSecond:      DefaultProbeMinBitsPerSecond,
 		ProbeTimeout:               DefaultProbeTimeout,
 		ProbeMaxFailures:           DefaultProbeMaxFailures,
+		ProbeCoverage:              DefaultProbeCoverage,
+		ProbeConfirmBudget:         DefaultProbeConfirmBudget,
 		HadoopJMXInterval:          DefaultHadoopJMXInterval,
 		HadoopJMXPeerPort:          DefaultHadoopJMXPeerPort,
 		MinOutlierDetectionDisks:   DefaultMinOutlierDetectionDisks,

@@ -58,6 +58,10 @@ func TestConfigValidate(t *testing.T) {
 	f(func(c *Config) { c.ProbePacketBytes = MaxProbePacketBytes + 1 }, "slowpeer.probe.packet.size")
 	f(func(c *Config) { c.ProbeTimeout = 0 }, "slowpeer.probe.timeout")
 	f(func(c *Config) { c.ProbeMaxBytesPerSecond = 0 }, "slowpeer.probe.max.bandwidth")
+	f(func(c *Config) { c.ProbeCoverage = 0 }, "slowpeer.probe.coverage: 0s is not positive")
+	f(func(c *Config) { c.ProbeConfirmBudget = 0 }, "")
+	f(func(c *Config) { c.ProbeConfirmBudget = -1 }, "slowpeer.probe.confirm.budget: -1 blocks a minute is outside [0, 6000]")
+	f(func(c *Config) { c.ProbeConfirmBudget = MaxProbeConfirmBudget + 1 }, "slowpeer.probe.confirm.budget")
 	// The bandwidth bound: 64 packets of 64 KiB a second is 4 MiB/s, the
 	// default bound; one more packet is over it.
 	f(func(c *Config) { c.ProbePackets = 64 }, "")
@@ -74,7 +78,8 @@ func TestDefaultConfig(t *testing.T) {
 	if c.HeartbeatInterval != 3*time.Second || c.ReportInterval != 5*time.Minute ||
 		c.MinOutlierDetectionSamples != 20 || c.MinOutlierDetectionNodes != 10 ||
 		c.LowThreshold != 5*time.Millisecond || c.RollingWindow != time.Minute || c.RollingWindows != 3 ||
-		c.ProbeInterval != time.Second || c.ProbePackets != 16 || c.ProbePacketBytes != 65536 {
+		c.ProbeInterval != time.Second || c.ProbePackets != 16 || c.ProbePacketBytes != 65536 ||
+		c.ProbeCoverage != 30*time.Second || c.ProbeConfirmBudget != 60 {
 		t.Fatalf("DefaultConfig = %+v", c)
 	}
 	if got := c.ProbeBytesPerSecond(); got != 1<<20 {

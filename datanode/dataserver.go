@@ -18,6 +18,7 @@ import (
 type dataServer struct {
 	id         string
 	metrics    *PeerMetrics // nil: relay, time nothing (peer statistics off)
+	recent     *recentLog   // the blocks it times go into heartbeats too; nil: none
 	counters   *counters
 	timeout    time.Duration
 	faultDelay time.Duration

@@ -122,6 +122,28 @@ const (
 	// gone, and its three-hour averages would keep it reported slow.
 	DefaultProbeMaxFailures = 3
 
+	// ProbeCoverageKey is the longest time between two probe blocks of the
+	// agent to the same peer: its coverage rounds (Coverage) give every
+	// peer one block a round, and a round lasts at most half of this.
+	ProbeCoverageKey = "slowpeer.probe.coverage"
+	// DefaultProbeCoverage is 30 seconds: a slow peer or link is in a
+	// heartbeat's recentLatencies within 30 s plus a heartbeat, which the
+	// fast path's confirmation rounds need to stay within a minute.
+	DefaultProbeCoverage = 30 * time.Second
+
+	// ProbeConfirmBudgetKey is how many probe blocks a minute the agent
+	// writes at the services' request (heartbeat replies' probe); requests
+	// past it are ignored and counted. 0 obeys none.
+	ProbeConfirmBudgetKey = "slowpeer.probe.confirm.budget"
+	// DefaultProbeConfirmBudget is 60 blocks a minute: a confirmation
+	// round asks an agent for a few blocks (3 by default), so an agent can
+	// witness for some 20 rounds a minute, and its confirmations take at
+	// most a minute's worth of its coverage probes' bandwidth.
+	DefaultProbeConfirmBudget = 60
+	// MaxProbeConfirmBudget bounds slowpeer.probe.confirm.budget: 6000
+	// blocks a minute.
+	MaxProbeConfirmBudget = 6000
+
 	// HadoopJMXIntervalKey is how often the agent reads a Hadoop
 	// DataNode's /jmx.
 	HadoopJMXIntervalKey = "slowpeer.hadoop.jmx.interval"

@@ -11,19 +11,21 @@ import (
 	"time"
 )
 
-// prober writes this agent's probe blocks: every interval one block of
-// packets × packetBytes through a pipeline of two or three peers taken at
-// random, one packet in flight at a time.
+// prober writes this agent's probe blocks: coverage blocks to one peer
+// each, the peers in Rounds, paced by Config.Coverage, and at once the
+// blocks a service asks for (confirmJob), one packet in flight at a time.
 //
 // A prober is used by one goroutine, its run loop (or a test).
 type prober struct {
 	id       string
 	peers    []string // the peers, without this node
-	packets  int
-	interval time.Duration
+	packets  int      // a block's packets: ProbePackets
 	timeout  time.Duration
+	coverage Coverage
 	dial     dialFunc
 	metrics  *PeerMetrics
+	recent   *recentLog      // nil: blocks go into no heartbeat
+	jobs     chan confirmJob // nil: nobody asks
 	counters *counters
 	log      *slog.Logger
 	rng      *rand.Rand
@@ -38,45 +40,93 @@ func newProber(cfg Config, peers []string, m *PeerMetrics, c *counters, dial dia
 		binary.LittleEndian.PutUint64(w[:], rng.Uint64())
 		copy(pkt[i:], w[:])
 	}
-	return &prober{id: cfg.ID, peers: peers, packets: cfg.ProbePackets, interval: cfg.ProbeInterval,
-		timeout: cfg.ProbeTimeout, dial: dial, metrics: m, counters: c, log: log, rng: rng, pkt: pkt}
+	return &prober{id: cfg.ID, peers: peers, packets: cfg.ProbePackets,
+		timeout: cfg.ProbeTimeout, coverage: cfg.Coverage(len(peers)), dial: dial, metrics: m, counters: c,
+		log: log, rng: rng, pkt: pkt}
 }
 
-// run writes a block every interval until ctx is done. The first block
-// starts after a random part of the interval, so that agents started
-// together do not probe in step; a block that overruns the interval delays
-// the next one, so blocks start at least an interval apart and the
-// agent injects at most packets × packetBytes per interval.
+// run writes blocks until ctx is done: a coverage block every
+// Coverage.Every, and the blocks a service asks for as soon as they come.
+// The first coverage block starts after a random part of Every, so that
+// agents started together do not probe in step. A block that overruns
+// Every delays the next one, and asked-for blocks delay the coverage by
+// their packets' share of the pace, so the agent never sends more than
+// Coverage allows on average.
 func (p *prober) run(ctx context.Context) {
-	timer := time.NewTimer(time.Duration(p.rng.Int64N(int64(p.interval))))
+	rounds := NewRounds(p.peers, p.rng)
+	next := time.Now().Add(time.Duration(p.rng.Int64N(int64(p.coverage.Every) + 1)))
+	timer := time.NewTimer(time.Until(next))
 	defer timer.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case job := <-p.jobs:
+			blocks := p.confirm(ctx, job)
+			perPacket := p.coverage.Every / time.Duration(p.coverage.Packets)
+			next = later(next, time.Now()).Add(time.Duration(blocks*p.packets) * perPacket)
 		case <-timer.C:
+			p.block(ctx, rounds.Next(), p.coverage.Packets, 0)
+			next = later(next.Add(p.coverage.Every), time.Now())
 		}
-		start := time.Now()
-		pipeline := choosePipeline(p.rng, p.peers)
-		err := p.probe(ctx, pipeline)
-		switch {
-		case err == nil:
-			p.log.Debug("probe block written", slog.Any("pipeline", pipeline), slog.Duration("took", time.Since(start)))
-		case shutdown(ctx, err):
+		if ctx.Err() != nil {
 			return
-		case errors.Is(err, errDownstream):
-			p.log.Info("probe block failed downstream", slog.Any("pipeline", pipeline), slog.Any("err", err))
-		default:
-			p.log.Warn("probe block failed", slog.Any("pipeline", pipeline), slog.Any("err", err))
 		}
-		timer.Reset(max(0, p.interval-time.Since(start)))
+		timer.Reset(time.Until(next))
 	}
 }
 
-// probe writes one block through pipeline and counts the outcome. When the
-// pipeline has one node, this node is its next-to-last and times it.
+// confirm writes the blocks job asks for, one after another, then calls
+// its done, and returns how many it wrote.
+func (p *prober) confirm(ctx context.Context, job confirmJob) int {
+	n := 0
+	for _, r := range job.requests {
+		for range r.Blocks {
+			if ctx.Err() != nil {
+				return n
+			}
+			p.counters.probeRequestedBlocks.Add(1)
+			p.block(ctx, r.Node, p.packets, r.Round)
+			n++
+		}
+	}
+	p.log.Debug("probe requests done", slog.Int("blocks", n))
+	job.done()
+	return n
+}
+
+// block writes one block of packets to peer, for round, and logs a failure.
+func (p *prober) block(ctx context.Context, peer string, packets int, round int64) {
+	start := time.Now()
+	err := p.probeBlock(ctx, []string{peer}, packets, round)
+	switch {
+	case err == nil:
+		p.log.Debug("probe block written", slog.String("peer", peer), slog.Int64("round", round), slog.Duration("took", time.Since(start)))
+	case shutdown(ctx, err):
+	case errors.Is(err, errDownstream):
+		p.log.Info("probe block failed downstream", slog.String("peer", peer), slog.Any("err", err))
+	default:
+		p.log.Warn("probe block failed", slog.String("peer", peer), slog.Any("err", err))
+	}
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// probe writes one block of ProbePackets packets through pipeline and
+// counts the outcome. When the pipeline has one node, this node is its
+// next-to-last and times it.
 func (p *prober) probe(ctx context.Context, pipeline []string) error {
-	err := p.write(ctx, pipeline)
+	return p.probeBlock(ctx, pipeline, p.packets, 0)
+}
+
+// probeBlock is probe with packets packets, its timing in round.
+func (p *prober) probeBlock(ctx context.Context, pipeline []string, packets int, round int64) error {
+	err := p.write(ctx, pipeline, packets, round)
 	switch {
 	case err == nil:
 		p.counters.probeBlocks.Add(1)
@@ -100,7 +150,7 @@ func (p *prober) probe(ctx context.Context, pipeline []string) error {
 	return err
 }
 
-func (p *prober) write(ctx context.Context, pipeline []string) error {
+func (p *prober) write(ctx context.Context, pipeline []string, packets int, round int64) error {
 	if len(pipeline) == 0 {
 		panic("BUG: prober.write: empty pipeline")
 	}
@@ -115,7 +165,7 @@ func (p *prober) write(ctx context.Context, pipeline []string) error {
 	defer stop()
 
 	payload := p.pkt[packetHeaderBytes:]
-	hdr := blockHeader{BlockID: p.rng.Uint64(), Packets: uint32(p.packets), PacketBytes: uint32(len(payload)),
+	hdr := blockHeader{BlockID: p.rng.Uint64(), Packets: uint32(packets), PacketBytes: uint32(len(payload)),
 		From: p.id, Targets: pipeline[1:]}
 	b := hdr.appendTo(make([]byte, 0, 64))
 	conn.SetWriteDeadline(time.Now().Add(p.timeout))
@@ -127,9 +177,10 @@ func (p *prober) write(ctx context.Context, pipeline []string) error {
 	var times *blockTimes
 	if len(pipeline) == 1 {
 		times = timeBlock(p.metrics, p.counters, pipeline[0])
+		times.recent, times.round = p.recent, round
 		defer times.flush()
 	}
-	for seq := range uint32(p.packets) {
+	for seq := range uint32(packets) {
 		// Stamp the block and sequence into the payload, so that every
 		// packet differs and is checksummed afresh.
 		var stamp [12]byte
@@ -158,26 +209,6 @@ func (p *prober) write(ctx context.Context, pipeline []string) error {
 		}
 	}
 	return nil
-}
-
-// choosePipeline returns two or three distinct peers in random order,
-// fewer when there are fewer peers, nil when there are none.
-func choosePipeline(rng *rand.Rand, peers []string) []string {
-	n := min(2+rng.IntN(2), len(peers))
-	if n == 0 {
-		return nil
-	}
-	out := make([]string, 0, n)
-	idx := make([]int, len(peers))
-	for i := range idx {
-		idx[i] = i
-	}
-	for i := range n { // a partial Fisher–Yates shuffle
-		j := i + rng.IntN(len(idx)-i)
-		idx[i], idx[j] = idx[j], idx[i]
-		out = append(out, peers[idx[i]])
-	}
-	return out
 }
 
 // probePeers returns peers without self.

@@ -71,7 +71,7 @@ func TestHeartbeatClientProof(t *testing.T) {
 			t.Fatal(err)
 		}
 		for range 3 {
-			_, err = c.SendHeartbeat(context.Background(), reports.Heartbeat{Node: "10.0.0.2:9866"})
+			_, _, err = c.SendHeartbeat(context.Background(), reports.Heartbeat{Node: "10.0.0.2:9866"})
 		}
 		mu.Lock()
 		defer mu.Unlock()

@@ -62,6 +62,7 @@ func (s *dataServer) relay(ctx context.Context, up net.Conn) (blockHeader, error
 	var times *blockTimes // the next-to-last node times the last
 	if len(hdr.Targets) == 1 {
 		times = timeBlock(s.metrics, s.counters, hdr.Targets[0])
+		times.recent = s.recent
 		defer times.flush()
 	}
 	var delay *time.Timer

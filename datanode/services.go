@@ -43,6 +43,7 @@ func (a *Agent) newActor(u string) (*actor, error) {
 		lookAgain = a.cfg.RollingSpan()
 	}
 	return &actor{node: a.cfg.ID, send: c, detect: a.detect, disks: a.disks, lookAgain: lookAgain,
+		recent: a.recent, confirm: a.confirm, wake: make(chan struct{}, 1),
 		heartbeat: a.cfg.HeartbeatInterval, report: a.cfg.ReportInterval, maxBackoff: a.cfg.MaxRetryBackoff,
 		httpAddr: a.httpAddress, jitter: rand.Float64, counters: &a.counters, log: a.log.With(slog.String("namenode", u)),
 		status: ServiceStatus{URL: u}}, nil

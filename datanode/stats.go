@@ -45,6 +45,18 @@ type Stats struct {
 	// peer it failed to reach ProbeMaxFailures times in a row.
 	PeersDropped int64
 
+	// ProbeRequestedBlocks counts the probe blocks this agent wrote at a
+	// service's request (a heartbeat reply's probe).
+	ProbeRequestedBlocks int64
+	// ProbeRequestsIgnored counts the probe requests this agent did not
+	// obey: malformed, for a peer it does not probe, or over its
+	// slowpeer.probe.confirm.budget.
+	ProbeRequestsIgnored int64
+	// RecentBlocksDropped counts the probe blocks left out of heartbeats'
+	// recentLatencies: past their 256 entries, or held for a service that
+	// did not answer past the recent log's bound.
+	RecentBlocksDropped int64
+
 	// JMXScrapes counts /jmx documents read and understood.
 	JMXScrapes int64
 	// JMXErrors counts failed /jmx reads, malformed documents included.
@@ -68,31 +80,35 @@ type counters struct {
 	probeBytesSent, probeBytesReceived, latenciesRecorded            atomic.Int64
 	corruptPackets, droppedConnections, protocolErrors, refusedConns atomic.Int64
 	peersDropped                                                     atomic.Int64
+	probeRequestedBlocks, probeRequestsIgnored, recentBlocksDropped  atomic.Int64
 	jmxScrapes, jmxErrors                                            atomic.Int64
 	diskProbes, diskProbeErrors, diskProbesSkipped, diskStatsReads   atomic.Int64
 }
 
 func (c *counters) snapshot() Stats {
 	return Stats{
-		HeartbeatsSent:     c.heartbeatsSent.Load(),
-		HeartbeatsFailed:   c.heartbeatsFailed.Load(),
-		ReportsSent:        c.reportsSent.Load(),
-		ProbeBlocks:        c.probeBlocks.Load(),
-		ProbeBlocksFailed:  c.probeBlocksFailed.Load(),
-		RelayedBlocks:      c.relayedBlocks.Load(),
-		ProbeBytesSent:     c.probeBytesSent.Load(),
-		ProbeBytesReceived: c.probeBytesReceived.Load(),
-		LatenciesRecorded:  c.latenciesRecorded.Load(),
-		CorruptPackets:     c.corruptPackets.Load(),
-		DroppedConnections: c.droppedConnections.Load(),
-		ProtocolErrors:     c.protocolErrors.Load(),
-		RefusedConnections: c.refusedConns.Load(),
-		PeersDropped:       c.peersDropped.Load(),
-		JMXScrapes:         c.jmxScrapes.Load(),
-		JMXErrors:          c.jmxErrors.Load(),
-		DiskProbes:         c.diskProbes.Load(),
-		DiskProbeErrors:    c.diskProbeErrors.Load(),
-		DiskProbesSkipped:  c.diskProbesSkipped.Load(),
-		DiskStatsReads:     c.diskStatsReads.Load(),
+		HeartbeatsSent:       c.heartbeatsSent.Load(),
+		HeartbeatsFailed:     c.heartbeatsFailed.Load(),
+		ReportsSent:          c.reportsSent.Load(),
+		ProbeBlocks:          c.probeBlocks.Load(),
+		ProbeBlocksFailed:    c.probeBlocksFailed.Load(),
+		RelayedBlocks:        c.relayedBlocks.Load(),
+		ProbeBytesSent:       c.probeBytesSent.Load(),
+		ProbeBytesReceived:   c.probeBytesReceived.Load(),
+		LatenciesRecorded:    c.latenciesRecorded.Load(),
+		CorruptPackets:       c.corruptPackets.Load(),
+		DroppedConnections:   c.droppedConnections.Load(),
+		ProtocolErrors:       c.protocolErrors.Load(),
+		RefusedConnections:   c.refusedConns.Load(),
+		PeersDropped:         c.peersDropped.Load(),
+		JMXScrapes:           c.jmxScrapes.Load(),
+		ProbeRequestedBlocks: c.probeRequestedBlocks.Load(),
+		ProbeRequestsIgnored: c.probeRequestsIgnored.Load(),
+		RecentBlocksDropped:  c.recentBlocksDropped.Load(),
+		JMXErrors:            c.jmxErrors.Load(),
+		DiskProbes:           c.diskProbes.Load(),
+		DiskProbeErrors:      c.diskProbeErrors.Load(),
+		DiskProbesSkipped:    c.diskProbesSkipped.Load(),
+		DiskStatsReads:       c.diskStatsReads.Load(),
 	}
 }

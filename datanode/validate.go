@@ -124,6 +124,10 @@ func (c Config) validateProbes() error {
 		return fmt.Errorf("%s: %v is not positive", ProbeTimeoutKey, c.ProbeTimeout)
 	case c.ProbeMaxFailures < 0:
 		return fmt.Errorf("%s: %d is negative", ProbeMaxFailuresKey, c.ProbeMaxFailures)
+	case c.ProbeCoverage <= 0:
+		return fmt.Errorf("%s: %v is not positive", ProbeCoverageKey, c.ProbeCoverage)
+	case c.ProbeConfirmBudget < 0 || c.ProbeConfirmBudget > MaxProbeConfirmBudget:
+		return fmt.Errorf("%s: %d blocks a minute is outside [0, %d]", ProbeConfirmBudgetKey, c.ProbeConfirmBudget, MaxProbeConfirmBudget)
 	}
 	if bps := c.ProbeBytesPerSecond(); bps > float64(c.ProbeMaxBytesPerSecond) {
 		return fmt.Errorf("probes would send %.0f bytes/s (slowpeer.probe.packets %d × slowpeer.probe.packet.size %d / slowpeer.probe.interval %v), more than slowpeer.probe.max.bandwidth %d",

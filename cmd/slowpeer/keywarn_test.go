@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -139,14 +140,28 @@ func TestPeerWarnings(t *testing.T) {
 		t.Fatalf("no peers: %q", w)
 	}
 	cfg.Peers = []string{"10.0.0.1:9866", "10.0.0.2:9866"}
-	if w := peerWarnings(cfg); len(w) != 1 || !strings.HasPrefix(w[0], "-peers names 1 peer, but the outlier test needs 10") {
+	if w := peerWarnings(cfg); len(w) != 1 || !strings.HasPrefix(w[0], "-peers names 1 peer, but the outlier test needs 10") ||
+		!strings.Contains(w[0], "nothing here can name a slow node") {
 		t.Fatalf("one peer: %q", w)
 	}
+	for i := range 3 {
+		cfg.Peers = append(cfg.Peers, fmt.Sprintf("10.0.1.%d:9866", i))
+	}
+	if w := peerWarnings(cfg); len(w) != 1 || !strings.HasPrefix(w[0], "-peers names 4 peers, but the outlier test needs 10") ||
+		!strings.Contains(w[0], "works from 4 DataNodes") {
+		t.Fatalf("4 peers: %q", w)
+	}
 	for i := range 10 {
-		cfg.Peers = append(cfg.Peers, "10.0.1."+string(rune('0'+i))+":9866")
+		cfg.Peers = append(cfg.Peers, fmt.Sprintf("10.0.2.%d:9866", i))
 	}
 	if w := peerWarnings(cfg); len(w) != 0 {
 		t.Fatalf("enough peers: %q", w)
+	}
+	for i := range 300 {
+		cfg.Peers = append(cfg.Peers, fmt.Sprintf("10.0.3.%d:9866", i))
+	}
+	if w := peerWarnings(cfg); len(w) != 1 || !strings.Contains(w[0], "more than slowpeer.probe.coverage 30s") {
+		t.Fatalf("314 peers: %q", w)
 	}
 	cfg.Peers, cfg.HadoopJMX = nil, "http://dn:9864/jmx"
 	if w := peerWarnings(cfg); len(w) != 0 {
