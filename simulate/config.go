@@ -97,6 +97,12 @@ type Config struct {
 	// (Result.WithoutFastPath). Nil: today's path alone, on the packets
 	// of random peers.
 	FastPath *suspect.Config
+	// AnswerAnyNode makes the simulated agents obey the fast path's probe
+	// requests for any node of the cluster, as agents whose -peers list
+	// every DataNode would, while their own probes stay on their
+	// RemotePeers and rack-mates. False: they obey, as the agent does,
+	// only requests for the peers they probe.
+	AnswerAnyNode bool
 }
 
 // Algorithm is one detection pipeline: the agents' settings (peer

@@ -2,8 +2,6 @@ package simulate
 
 import (
 	"container/heap"
-	"math/rand/v2"
-	"slices"
 	"strings"
 	"time"
 
@@ -35,55 +33,20 @@ type fastPath struct {
 	det    detector
 	events events
 	index  map[string]int // node name → index
-	all    []*incident    // every incident, for the requested blocks
-	kind   map[string]string
-	cost   costs
-	from   int64 // the measured part's start, ns since the run's
+	// answerAny: the agents obey requests for any node (Config.AnswerAnyNode).
+	answerAny bool
+	all       []*incident // every incident, for the requested blocks
+	kind      map[string]string
+	cost      costs
+	from      int64 // the measured part's start, ns since the run's
 	// nextStep is the next step of the detector, ns since the run's start.
 	nextStep int64
 }
 
-// fastAgent is one simulated agent's side of the fast path.
-type fastAgent struct {
-	src   rand.Source
-	rng   *rand.Rand
-	cover coverage
-	// blocks are the blocks done or in flight not yet carried by a
-	// heartbeat: its own and those a probe request asked for.
-	blocks []fastBlock
-	// beats are the heartbeats of this tick (slowpeer's schedule), with
-	// the report each carries, if any.
-	beats []beatAt
-	own   int64 // its own blocks in the measured part
-}
-
-// add takes one of the agent's own blocks, begun at t (ns since the
-// run's start) towards peer, of median ms and sum sumMs over its packets.
-func (a *fastAgent) add(t int64, peer int32, ms, sumMs float64, measured bool) {
-	a.blocks = append(a.blocks, fastBlock{done: t + int64(sumMs*float64(time.Millisecond)), peer: peer, ms: ms})
-	if measured {
-		a.own++
-	}
-}
-
-// fastBlock is one probe block: when it was done (ns since the run's
-// start), to which peer (node index), its median packet, and the round
-// that asked for it (0: the agent's own).
-type fastBlock struct {
-	done  int64
-	peer  int32
-	ms    float64
-	round int64
-}
-
-type beatAt struct {
-	at     int64
-	report *report
-}
-
 // newFastPath returns the fast path of cluster c, with the detector det.
 func newFastPath(cfg Config, c *cluster, f *fault, det detector) *fastPath {
-	fp := &fastPath{det: det, index: make(map[string]int, c.n), kind: map[string]string{}, from: int64(cfg.Warmup)}
+	fp := &fastPath{det: det, kind: map[string]string{}, from: int64(cfg.Warmup), answerAny: cfg.AnswerAnyNode,
+		index: make(map[string]int, c.n)}
 	for i, n := range c.names {
 		fp.index[n] = i
 	}
@@ -91,13 +54,6 @@ func newFastPath(cfg Config, c *cluster, f *fault, det detector) *fastPath {
 		fp.all = append(fp.all, &f.incidents[k])
 	}
 	return fp
-}
-
-// newFastAgent returns node i's side of the fast path.
-func newFastAgent(seed uint64, i, peers int) *fastAgent {
-	src := rand.NewPCG(seed^0xfa57, uint64(i)+1)
-	rng := rand.New(src)
-	return &fastAgent{src: src, rng: rng, cover: newCoverage(peers, rng)}
 }
 
 // event is a heartbeat of a node (an early one when early) or, with node
@@ -172,28 +128,44 @@ func (fp *fastPath) beat(s *sim, nd *node, at int64, r *report, swing float64) {
 	if len(reqs) == 0 {
 		return
 	}
-	jitter := distuv.LogNormal{Mu: -s.traffic.blockSigma * s.traffic.blockSigma / 2, Sigma: s.traffic.blockSigma, Src: nd.fast.src}
-	t := at
+	// The agent's rule (datanode's confirmer): requests for peers it
+	// probes, within its budget, run at once, one block after another,
+	// ProbePackets packets each, after those asked before; then an early
+	// heartbeat carries them. Their packets' share of the pace delays the
+	// coverage blocks (from the next tick on).
+	a := nd.fast
+	packets := s.traffic.packets
+	jitter := distuv.LogNormal{Mu: -s.traffic.blockSigma * s.traffic.blockSigma / 2, Sigma: s.traffic.blockSigma, Src: a.src}
+	t, blocks := max(at, a.busy), 0
 	for _, q := range reqs {
-		j, ok := fp.index[q.Node]
-		if !ok || j == nd.id {
+		slot, known := a.slot[q.Node]
+		j, inCluster := fp.index[q.Node]
+		if !(known || fp.answerAny && inCluster && j != nd.id) || !a.budget.Take(now, q.Blocks) {
 			fp.cost.ignored++
 			continue
 		}
+		base := c.linkBaseMs(nd.id, j)
+		if known {
+			base = nd.base[slot]
+		}
 		for range q.Blocks {
-			ms := c.linkBaseMs(nd.id, j) * swing * jitter.Rand() * factor(fp.all, c, nd.id, j, time.Duration(t))
-			wait := max(nd.waitNs(t), s.nodes[j].waitNs(t))
-			ms += float64(wait) / float64(time.Millisecond)
-			t += int64(ms * float64(s.traffic.packets) * float64(time.Millisecond))
-			nd.fast.blocks = append(nd.fast.blocks, fastBlock{done: t, peer: int32(j), ms: ms, round: q.Round})
-			if at >= fp.from {
-				fp.cost.requested++
-			}
+			ms := base * swing * jitter.Rand() * factor(fp.all, c, nd.id, j, time.Duration(t))
+			ms += float64(max(nd.waitNs(t), s.nodes[j].waitNs(t))) / float64(time.Millisecond)
+			t += int64(ms * float64(packets) * float64(time.Millisecond))
+			a.blocks = append(a.blocks, fastBlock{done: t, peer: int32(j), ms: ms, round: q.Round})
+			blocks++
 		}
 	}
-	if t > at {
-		heap.Push(&fp.events, event{at: t, node: nd.id, early: true})
+	if blocks == 0 {
+		return
 	}
+	if at >= fp.from {
+		fp.cost.requested += int64(blocks)
+	}
+	a.busy = t
+	perPacket := int64(a.cover.Every) / int64(a.cover.Packets)
+	a.next = max(a.next, t) + int64(blocks)*packets*perPacket
+	heap.Push(&fp.events, event{at: t, node: nd.id, early: true})
 }
 
 // step is the detector's step at now: verdicts are admitted to the slow
@@ -224,52 +196,4 @@ func (fp *fastPath) admit(now time.Time, sv *service, v suspect.Verdict) {
 		return
 	}
 	sv.fast.nodes.Admit(now, v.Target)
-}
-
-// recent takes the blocks done by offset at and returns them as a
-// heartbeat's recentLatencies: per peer and round the median of the
-// blocks' medians to 4 significant digits, at most
-// reports.MaxRecentLatencies.
-func (a *fastAgent) recent(c *cluster, at int64) []reports.RecentLatency {
-	type key struct {
-		peer  int32
-		round int64
-	}
-	var done []fastBlock
-	keep := a.blocks[:0]
-	for _, b := range a.blocks {
-		if b.done <= at {
-			done = append(done, b)
-		} else {
-			keep = append(keep, b)
-		}
-	}
-	a.blocks = keep
-	if len(done) == 0 {
-		return nil
-	}
-	slices.SortFunc(done, func(x, y fastBlock) int {
-		if x.peer != y.peer {
-			return int(x.peer - y.peer)
-		}
-		if x.round != y.round {
-			return int(x.round - y.round)
-		}
-		return int(x.done - y.done)
-	})
-	var out []reports.RecentLatency
-	var ms []float64
-	for i := 0; i < len(done); {
-		k := key{done[i].peer, done[i].round}
-		ms = ms[:0]
-		for ; i < len(done) && (key{done[i].peer, done[i].round}) == k; i++ {
-			ms = append(ms, done[i].ms)
-		}
-		out = append(out, reports.RecentLatency{Node: c.names[k.peer], LatencyMs: roundSignificant(median(ms), 4),
-			Blocks: int64(len(ms)), Round: k.round})
-	}
-	if len(out) > reports.MaxRecentLatencies {
-		out = out[len(out)-reports.MaxRecentLatencies:]
-	}
-	return out
 }

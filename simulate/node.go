@@ -121,6 +121,10 @@ func (nd *node) send(s *sim, at time.Time, o int64, swing float64, on []*inciden
 			nd.window[a], nd.at[a] = w, at
 		}
 	}
+	if nd.fast != nil {
+		nd.sendCoverage(s, o, swing, on)
+		return
+	}
 	jitter := distuv.LogNormal{Mu: -tr.blockSigma * tr.blockSigma / 2, Sigma: tr.blockSigma, Src: nd.src}
 	poisson := distuv.Poisson{Lambda: tr.blocksPerTick, Src: nd.src}
 	for _, relay := range []bool{false, true} {
@@ -129,12 +133,7 @@ func (nd *node) send(s *sim, at time.Time, o int64, swing float64, on []*inciden
 			lo, hi = nd.nRem, len(nd.peers)
 		}
 		for range int(poisson.Rand()) {
-			var slot int
-			if nd.fast != nil {
-				slot = nd.fast.cover.Next() // coverage rounds over every peer
-			} else {
-				slot = lo + nd.rng.IntN(hi-lo)
-			}
+			slot := lo + nd.rng.IntN(hi-lo)
 			t := o + nd.rng.Int64N(tr.tick)
 			ms := nd.base[slot] * swing * jitter.Rand()
 			ms *= factor(on, s.cluster, nd.id, int(nd.peers[slot]), time.Duration(t))
@@ -151,9 +150,6 @@ func (nd *node) send(s *sim, at time.Time, o int64, swing float64, on []*inciden
 			// times, for peerLatencies (slowpeer only).
 			nd.metrics[0].AddBlockMedianAt(epoch.Add(time.Duration(t)), s.cluster.names[nd.peers[slot]],
 				time.Duration(ms*float64(time.Millisecond)))
-			if nd.fast != nil {
-				nd.fast.add(t, nd.peers[slot], ms, sum, t >= int64(s.cfg.Warmup))
-			}
 		}
 	}
 }

@@ -138,7 +138,7 @@ func newSim(cfg Config) (*sim, error) {
 	for i := range c.n {
 		s.nodes[i] = s.newNode(i)
 		if s.fast != nil {
-			s.nodes[i].fast = newFastAgent(cfg.Seed, i, len(s.nodes[i].peers))
+			s.nodes[i].fast = newFastAgent(cfg.Seed, s.nodes[i], c, cfg.Slowpeer.Agent, cfg.JitterSigma)
 		}
 	}
 	return s, nil
