@@ -84,7 +84,8 @@ func TestDashboardPageWithoutOptionalParts(t *testing.T) {
 		`Not available: this service does not diagnose slow nodes.`,
 		`Not available: this service has no HiveServer picker.`,
 		`Not available: this service is not registered in ZooKeeper or etcd.`,
-		`Not available: this service takes no disk statistics.`)
+		`Not available: this service takes no disk statistics.`,
+		`Not available: the fast path is off (slowpeer.suspect.enabled).`)
 	if strings.Index(body, `10.0.0.9:9866</th>`) > strings.Index(body, `<tr class="live"><th scope="row">10.0.0.2:9866`) {
 		t.Fatal("the dead DataNode is not listed first")
 	}
@@ -114,10 +115,18 @@ func TestDashboardPageWithEveryPart(t *testing.T) {
 			{Node: "10.0.0.2:9866", Disk: "/data/3", Kind: "hdd", LatencyMs: 6},
 		},
 	}
+	v.Suspects = &Suspects{Suspects: []Suspect{
+		{Node: "10.0.0.6:9866", Kind: KindInbound, State: "confirmed", Rule: KindInbound, Reporters: 3,
+			LatencyMs: 12, ExpectedMs: 1.2, Rounds: 2, Probes: 24, Answered: 22, Since: t0.Add(-15 * time.Second)},
+		{Node: "10.0.0.7:9866", Peer: "10.0.0.8:9866", Kind: KindLink, State: "suspected", Rule: KindLink, Reporters: 1,
+			LatencyMs: 9, ExpectedMs: 1.2, Since: t0},
+	}}
 	d := New(SourceFunc(func(time.Time) View { return v }), Config{Now: func() time.Time { return t0 }})
 	body := get(t, d, "GET", "/ui/").Body.String()
 	checkAccessible(t, body)
 	contains(t, body,
+		`<tr class="confirmed"><th scope="row">10.0.0.6:9866</th><td>confirmed</td><td>inbound</td><td>3 reporters far above: 12.0 ms, 1.20 expected</td><td>2</td><td>22 of 24</td><td><time datetime="2026-12-01T07:59:45Z">2026-12-01 07:59:45 UTC</time> (15s ago)</td></tr>`,
+		`<tr class="suspected"><th scope="row">10.0.0.7:9866 → 10.0.0.8:9866</th><td>suspected</td><td>link</td><td>1 reporter far above:`,
 		`HiveServer pick: hs1:10000.`,
 		`<td>link to 10.0.0.2:9866</td></tr>`,
 		`<th scope="row">10.0.0.5:9866</th><td>link</td><td>10.0.0.2:9866</td><td>1</td><td>35.2</td><td>2.10</td>`,

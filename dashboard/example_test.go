@@ -33,6 +33,7 @@ func Example() {
 	// Output:
 	// 200
 	// <p>Not available: this service keeps no slow set.</p>
+	// <p>Not available: the fast path is off (slowpeer.suspect.enabled).</p>
 	// <tr><th scope="row">10.0.0.5:9866</th><td>1: 10.0.0.2:9866</td><td>35.2</td><td>2.10</td><td>16.8×</td><td><time datetime="2026-12-01T08:00:00Z">2026-12-01 08:00:00 UTC</time> (for 0s)</td><td>not available</td></tr>
 	// <p>Not available: this service does not diagnose slow nodes.</p>
 	// <p>Not available: this service takes no disk statistics.</p>

@@ -44,6 +44,7 @@ type page struct {
 	Hive                        *HiveServers
 	Cluster                     *Cluster
 	Disks                       *diskPage
+	Suspects                    *suspectsPage
 }
 
 // slowRow is one row of the slow-node table.
@@ -65,7 +66,8 @@ type slowRow struct {
 // newPage digests v at now, with heat, the heatmap of v.
 func newPage(now time.Time, v View, heat heatmap) page {
 	p := page{Now: now, Diagnosis: v.Diagnosis, Heatmap: heat,
-		Hive: v.HiveServers, Cluster: v.Cluster, Disks: newDiskPage(v.Disks)}
+		Hive: v.HiveServers, Cluster: v.Cluster, Disks: newDiskPage(v.Disks),
+		Suspects: newSuspectsPage(v.Suspects)}
 	if v.SlowSet != nil {
 		p.SlowSet = &slowSetRows{Nodes: newSlowSetRows(v.SlowSet.Nodes), Links: newSlowSetRows(v.SlowSet.Links)}
 	}

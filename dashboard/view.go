@@ -50,6 +50,9 @@ type View struct {
 	// Disks are the slow disks and the measured volumes (disks.go); nil
 	// when the service takes no disks.
 	Disks *Disks
+	// Suspects are the fast path's suspicions (suspects.go); nil when
+	// the service has no fast path.
+	Suspects *Suspects
 }
 
 // SlowNode is one slow node and the valid reports that name it.

@@ -8,6 +8,7 @@ import (
 	"github.com/slowpeer/slowpeer/diagnosis"
 	"github.com/slowpeer/slowpeer/hosts"
 	"github.com/slowpeer/slowpeer/reports"
+	"github.com/slowpeer/slowpeer/suspect"
 	"github.com/slowpeer/slowpeer/tracker"
 )
 
@@ -63,6 +64,12 @@ const (
 	SlowEnterAfterKey     = "slowpeer.slow.enter.after"
 	SlowEnterReportersKey = "slowpeer.slow.enter.reporters"
 	SlowLeaveAfterKey     = "slowpeer.slow.leave.after"
+
+	// SuspectEnabledKey, SuspectRatioKey and ConfirmRoundsKey are the
+	// fast path's (suspects.go, package suspect).
+	SuspectEnabledKey = suspect.EnabledKey
+	SuspectRatioKey   = suspect.RatioKey
+	ConfirmRoundsKey  = suspect.RoundsKey
 )
 
 // Service defaults that have no Hadoop key.
@@ -121,6 +128,15 @@ type Config struct {
 	// after LeaveAfter (diagnosis.LinkSlowSetConfig).
 	// /slowpeers keeps Hadoop's raw meaning.
 	SlowSet tracker.SlowSetConfig
+	// SuspectEnabled mirrors slowpeer.suspect.enabled (default true): the
+	// fast path (suspects.go) judges the agents' recentLatencies on every
+	// heartbeat, confirms suspects by probe requests in the heartbeat
+	// replies, and admits what it confirms to the slow sets at once.
+	SuspectEnabled bool
+	// Suspect is the fast path's detector: Ratio mirrors
+	// slowpeer.suspect.ratio (default 3), Rounds slowpeer.confirm.rounds
+	// (default 2); the Server sets Rack from Topology.
+	Suspect suspect.Config
 	// Disks is the configuration of slow disks (diskconfig.go); their
 	// slow set has SlowSet's delays, one finding enough.
 	Disks DiskConfig
@@ -226,6 +242,8 @@ func DefaultConfig() Config {
 		MaxNodesToReport:         DefaultMaxNodesToReport,
 		MaxSlowPeerCollectNodes:  DefaultMaxSlowPeerCollectNodes,
 		SlowSet:                  tracker.DefaultSlowSetConfig(),
+		SuspectEnabled:           true,
+		Suspect:                  suspect.DefaultConfig(),
 		Disks:                    DefaultDiskConfig(),
 		ShutdownTimeout:          DefaultShutdownTimeout,
 		MaxDataNodes:             DefaultMaxDataNodes,

@@ -55,6 +55,11 @@ type reason struct {
 	node, peer          string
 	pairs               int
 	latencyMs, medianMs float64
+	// fast is set for an admission of the fast path, which confirmed
+	// the entity in rounds rounds of probes; medianMs is then the
+	// latency it expected.
+	fast   bool
+	rounds int
 }
 
 // HistoryPoint is one minute of a slow set member's history: the most
@@ -183,6 +188,24 @@ func (d *decisions) observe(now time.Time, set string, why map[string]reason, ch
 		}
 		d.hist[m] = h
 	}
+}
+
+// admit records that the fast path admitted entity to set at now,
+// because of r; when it entered, the line of the entry says so.
+func (d *decisions) admit(now time.Time, set, entity string, r reason, entered bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.why[entity] = r
+	if entered {
+		d.logLocked(now, set, changeEntered, entity,
+			fmt.Sprintf("fast path: confirmed by %d rounds of targeted probes", r.rounds))
+	}
+}
+
+// kindIs reports whether the last reason known for entity is of kind.
+func (d *decisions) kindIs(entity, kind string) bool {
+	r, ok := d.reason(entity)
+	return ok && r.kind == kind
 }
 
 // left records that entity left set at now for reason, outside a

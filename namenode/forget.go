@@ -44,6 +44,9 @@ func (s *Server) ForgetDataNode(now time.Time, node string) (State, error) {
 	reported := s.tracker.Forget(node) > 0
 	s.ingest.Unlock()
 	measured := s.diag.forget(node)
+	if s.fast.det != nil {
+		s.fast.det.Forget(node)
+	}
 	left := s.dropFromSlowSets(now, func(n string) bool { return n == node }, "forgotten by an operator")
 	s.decisions.forget(node)
 	if !listed && !reported && !measured && left == 0 {

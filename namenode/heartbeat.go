@@ -57,8 +57,10 @@ const keepBufferBytes = 64 << 10
 // that a web page cannot post one cross-site without a preflight), reads
 // at most MaxHeartbeatBytes, parses and validates the whole body, checks
 // the limits, and only then registers the sender and applies its report;
-// a refused heartbeat changes nothing. It answers whether the sender is
-// itself reported slow (HDFS-16320).
+// a refused heartbeat changes nothing. It hands the heartbeat's
+// recentLatencies to the fast path (suspects.go), and answers whether the
+// sender is itself reported slow (HDFS-16320), with the probe requests
+// the fast path has for it.
 //
 // Reference: DatanodeManager.handleHeartbeat (the DataNode's state, then
 // its slow-peer report).
@@ -111,10 +113,7 @@ func (s *Server) heartbeat(c *gin.Context) {
 		s.diag.sawRawReport(now)
 	}
 	s.metrics.heartbeats.Inc()
-	reply := replyNotSlow
-	if s.slowSet.Contains(hb.Node) {
-		reply = replySlow
-	}
+	reply := s.observeRecent(now, hb, s.slowSet.Contains(hb.Node))
 	c.Data(http.StatusOK, "application/json", reply)
 }
 

@@ -120,6 +120,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	wg.Go(func() { s.RunSteps(stepCtx) })
 	wg.Go(func() { s.RunDiagnosis(stepCtx) })
 	wg.Go(func() { s.RunDiskDiagnosis(stepCtx) })
+	wg.Go(func() { s.RunSuspects(stepCtx) })
 	served := make(chan error, 1)
 	wg.Go(func() { served <- srv.Serve(ln) })
 	s.log.Info("serving", slog.String("listen", addr))

@@ -59,6 +59,7 @@ type Server struct {
 	metrics   *serverMetrics
 	diag      *diagnoser // the diagnosis of the agents' peerLatencies
 	disks     *disks     // slow disks (disks.go)
+	fast      *fastPath  // the fast path (suspects.go)
 	heavy     heavyWork  // turns of the long reads and jobs (heavy.go)
 	engine    *gin.Engine
 	// hostname is the beans' tag.Hostname; readRuntime reads the Go
@@ -124,6 +125,7 @@ func New(cfg Config) (*Server, error) {
 	if err := s.newDiagnosis(); err != nil {
 		return nil, err
 	}
+	s.newFastPath()
 	var err error
 	if s.disks, err = newDisks(cfg); err != nil {
 		return nil, fmt.Errorf("namenode config: %w", err)
@@ -156,6 +158,8 @@ func New(cfg Config) (*Server, error) {
 	s.AddMetrics(s.decisions.writeMetrics)
 	s.get(SlowDisksPath, s.slowDisksView)
 	s.get(DiskFindingsPath, s.diskFindings)
+	s.get(SuspectsPath, s.serveSuspects)
+	s.AddMetrics(s.writeSuspectMetrics)
 	return s, nil
 }
 

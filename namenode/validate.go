@@ -57,6 +57,11 @@ func (c Config) Validate() error {
 	if err := c.Disks.Validate(); err != nil {
 		return err
 	}
+	if c.SuspectEnabled {
+		if err := c.Suspect.Validate(); err != nil {
+			return err
+		}
+	}
 	return c.validateLimits()
 }
 

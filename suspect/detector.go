@@ -40,7 +40,6 @@ type Detector struct {
 	queue     map[string][]pending  // probe requests not yet handed out, by agent
 	hot       map[string]struct{}   // nodes that got far-above evidence since the last Step
 	nextRound int64
-	expiredAt time.Time
 
 	opened atomic.Int64 // suspicions opened, ever
 }
@@ -73,8 +72,8 @@ func (d *Detector) Observe(now time.Time, reporter string, rs []reports.RecentLa
 				s.cur.answer(reporter, r.Node, r.LatencyMs)
 			}
 		}
-		d.m.record(now, reporter, r.Node, r.LatencyMs)
-		if e := d.m.expected(reporter, r.Node); e <= 0 || r.LatencyMs >= d.cfg.Ratio*e {
+		o := d.m.record(now, reporter, r.Node, r.LatencyMs)
+		if e := d.m.level(o.rel); e <= 0 || r.LatencyMs >= d.cfg.Ratio*e {
 			d.hot[reporter], d.hot[r.Node] = struct{}{}, struct{}{}
 		}
 	}
@@ -149,10 +148,7 @@ func (d *Detector) drop(target string) {
 func (d *Detector) Step(now time.Time, live func(node string) bool) []Verdict {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if now.Sub(d.expiredAt) >= time.Minute {
-		d.m.expire(now, d.cfg.Learn)
-		d.expiredAt = now
-	}
+	d.m.expireSome(now, d.cfg.Learn)
 	d.m.refresh(now)
 	var vs []Verdict
 	var confirmed []*suspicion

@@ -98,7 +98,30 @@ func (s *dashboardSource) Snapshot(now time.Time) dashboard.View {
 		v.Cluster = s.cluster(now)
 	}
 	v.Disks = dashboardDisks(s.srv, now)
+	v.Suspects = dashboardSuspects(s.srv, now)
 	return v
+}
+
+// dashboardSuspects is the fast path's part of the dashboard, nil when it
+// is off.
+func dashboardSuspects(srv *namenode.Server, now time.Time) *dashboard.Suspects {
+	if !srv.Config().SuspectEnabled {
+		return nil
+	}
+	out := &dashboard.Suspects{}
+	for _, v := range srv.Suspects(now) {
+		answered := 0
+		for _, p := range v.Probes {
+			if p.LatencyMs > 0 {
+				answered++
+			}
+		}
+		out.Suspects = append(out.Suspects, dashboard.Suspect{Node: v.Node, Peer: v.Peer, Kind: string(v.Kind),
+			State: string(v.State), Rule: string(v.Evidence.Rule), Reporters: v.Evidence.Reporters,
+			LatencyMs: v.Evidence.LatencyMs, ExpectedMs: v.Evidence.ExpectedMs, Rounds: v.Rounds,
+			Probes: len(v.Probes), Answered: answered, Since: v.Since})
+	}
+	return out
 }
 
 // slowSetMembers are the dashboard's rows of a slow set.

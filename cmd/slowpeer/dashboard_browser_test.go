@@ -185,6 +185,14 @@ func TestDashboardInBrowser(t *testing.T) {
 	if strings.Join(slowDiskCells, " ") != "10.0.2.4:9866" {
 		t.Fatalf("disk heatmap rows with a slow cell: %q", slowDiskCells)
 	}
+	// The fast path, live: five agents send their recent latencies, one
+	// of them ten times slower to reach; it shows as a suspect.
+	postRecent(t, base, 5, "10.0.3.3:9866")
+	waitFor(t, bctx, "the fast path's suspect", `(() => {
+		const rows = [...document.querySelectorAll("#suspects tbody tr")];
+		return rows.length === 1 && rows[0].cells[0].textContent === "10.0.3.3:9866" &&
+			rows[0].cells[2].textContent === "inbound" && rows[0].cells[3].textContent.startsWith("4 reporters far above");
+	})()`)
 	shot, err := chromedp.Run(bctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatalf("screenshot: %v", err)
@@ -219,6 +227,31 @@ func TestDashboardInBrowser(t *testing.T) {
 	defer mu.Unlock()
 	if len(bad) > 0 {
 		t.Fatalf("console errors or exceptions:\n%s", strings.Join(bad, "\n"))
+	}
+}
+
+// postRecent sends a heartbeat of each of n agents 10.0.3.1.. with a
+// block's latency to each of the others, slow ten times slower to reach.
+func postRecent(t *testing.T, base string, n int, slow string) {
+	t.Helper()
+	for i := range n {
+		hb := reports.Heartbeat{Node: fmt.Sprintf("10.0.3.%d:9866", i+1)}
+		for j := range n {
+			peer := fmt.Sprintf("10.0.3.%d:9866", j+1)
+			if j == i {
+				continue
+			}
+			ms := 0.5
+			if peer == slow {
+				ms = 5
+			}
+			hb.RecentLatencies = append(hb.RecentLatencies, reports.RecentLatency{Node: peer, LatencyMs: ms, Blocks: 1})
+		}
+		body, err := json.Marshal(hb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		post(t, base+reports.HeartbeatPath, "application/json", string(body))
 	}
 }
 

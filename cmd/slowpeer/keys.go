@@ -41,6 +41,8 @@ const (
 	rate
 	// fraction is a share: a decimal number more than 0 and at most 1.
 	fraction
+	// decimal is a decimal number more than min and at most max.
+	decimal
 	// volumes is a list of a DataNode's volumes as dfs.datanode.data.dir
 	// writes them: [SSD]file:///data/1,/data/2 (datanode.ParseDataDirs).
 	volumes
@@ -61,7 +63,8 @@ type key[C any] struct {
 	zero bool
 	// field returns the Config field the key sets: a *time.Duration for
 	// the duration units, an *int or *int64 for count and byteSize, a
-	// *bool for boolean, a *string for text, a *float64 for fraction.
+	// *bool for boolean, a *string for text, a *float64 for fraction and
+	// decimal.
 	field func(*C) any
 	// note, when set, says what the default is instead of the field's
 	// value in DefaultConfig: a default that depends on a flag.
@@ -114,6 +117,13 @@ func (k key[C]) set(cfg *C, v string) error {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || !(f > 0 && f <= 1) {
 			return fmt.Errorf("%q is not a number more than 0 and at most 1", v)
+		}
+		*k.field(cfg).(*float64) = f
+		return nil
+	case decimal:
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(f > float64(k.min) && f <= float64(k.max)) {
+			return fmt.Errorf("%q is not a number more than %d and at most %d", v, k.min, k.max)
 		}
 		*k.field(cfg).(*float64) = f
 		return nil

@@ -16,7 +16,7 @@ type probeConf struct {
 	secs, ms, lowMs time.Duration
 	n               int
 	n64, size       int64
-	share           float64
+	share, ratio    float64
 }
 
 var probeKeys = keys[probeConf]{
@@ -27,11 +27,12 @@ var probeKeys = keys[probeConf]{
 	{name: "t.n64", unit: count, min: 1, max: 1 << 40, field: func(c *probeConf) any { return &c.n64 }},
 	{name: "t.size", unit: byteSize, min: 1, max: 1 << 30, field: func(c *probeConf) any { return &c.size }},
 	{name: "t.share", unit: fraction, field: func(c *probeConf) any { return &c.share }},
+	{name: "t.ratio", unit: decimal, min: 1, max: 10, field: func(c *probeConf) any { return &c.ratio }},
 }
 
 // Reference: Configuration.getTimeDuration, getInt and getLongBytes.
 func TestKeysApply(t *testing.T) {
-	def := probeConf{secs: time.Second, ms: time.Minute, lowMs: 5 * time.Millisecond, n: 7, n64: 8, size: 9, share: 0.5}
+	def := probeConf{secs: time.Second, ms: time.Minute, lowMs: 5 * time.Millisecond, n: 7, n64: 8, size: 9, share: 0.5, ratio: 3}
 	f := func(conf hadoopConf, want probeConf) {
 		t.Helper()
 		got := def
@@ -61,6 +62,9 @@ func TestKeysApply(t *testing.T) {
 	f(hadoopConf{"t.share": "1"}, w)
 	w.share = 0.25
 	f(hadoopConf{"t.share": "0.25"}, w)
+	w = def
+	w.ratio = 2.5
+	f(hadoopConf{"t.ratio": "2.5"}, w)
 
 	bad := func(key, value, want string) {
 		t.Helper()
@@ -91,6 +95,9 @@ func TestKeysApply(t *testing.T) {
 	bad("t.size", "9999999999e", `"9999999999e"`)
 	for _, v := range []string{"0", "-0.5", "1.01", "NaN", "30%", "Inf"} {
 		bad("t.share", v, `"`+v+`" is not a number more than 0 and at most 1`)
+	}
+	for _, v := range []string{"1", "0.5", "10.5", "NaN", "Inf", "3x"} {
+		bad("t.ratio", v, `"`+v+`" is not a number more than 1 and at most 10`)
 	}
 }
 
