@@ -17,7 +17,7 @@ import (
 	"github.com/slowpeer/slowpeer/simulate"
 )
 
-const simulateSynopsis = "-nodes N -scenario NAME [-seed S] [-hours H] [-incidents N -every D -lasting D] [-warmup D] [-json] [-conf DIR] [-D key=value]..."
+const simulateSynopsis = "-nodes N -scenario NAME [-seed S] [-hours H] [-incidents N -every D -lasting D] [-warmup D] [-rack-size N] [-remote-peers N] [-answer-any] [-json] [-conf DIR] [-D key=value]..."
 
 // simulateFlags are the flags of "slowpeer simulate".
 type simulateFlags struct {
@@ -31,6 +31,9 @@ type simulateFlags struct {
 	incidents      int
 	every, lasting time.Duration
 	warmup         time.Duration
+	rackSize       int
+	remotePeers    int
+	answerAny      bool
 }
 
 // runSimulate runs "slowpeer simulate": a cluster of -nodes DataNodes in
@@ -49,6 +52,9 @@ func runSimulate(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	fs.DurationVar(&f.every, "every", 20*time.Minute, "the time `D` between the starts of two incidents")
 	fs.DurationVar(&f.lasting, "lasting", 10*time.Minute, "how long `D` each incident lasts")
 	fs.DurationVar(&f.warmup, "warmup", simulate.DefaultWarmup, "`D` of healthy cluster before the measured part")
+	fs.IntVar(&f.rackSize, "rack-size", simulate.DefaultRackSize, "`N` nodes a rack")
+	fs.IntVar(&f.remotePeers, "remote-peers", simulate.DefaultRemotePeers, "`N` peers in other racks each node probes")
+	fs.BoolVar(&f.answerAny, "answer-any", false, "agents obey the fast path's probe requests for any node, not only their peers")
 	fs.BoolVar(&f.json, "json", false, "print one JSON object")
 	f.conf.register(fs)
 	if err := parseFlagsOnly(fs, args); err != nil {
@@ -60,6 +66,7 @@ func runSimulate(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	cfg := simulate.DefaultConfig(f.nodes, simulate.Scenario(f.scenario))
 	cfg.Seed, cfg.Hours, cfg.Warmup = f.seed, f.hours, f.warmup
 	cfg.Incidents, cfg.Every, cfg.Lasting = f.incidents, f.every, f.lasting
+	cfg.RackSize, cfg.RemotePeers, cfg.AnswerAnyNode = f.rackSize, f.remotePeers, f.answerAny
 	hoursSet := false
 	fs.Visit(func(fl *flag.Flag) { hoursSet = hoursSet || fl.Name == "hours" })
 	if f.incidents > 0 && !hoursSet {
@@ -70,7 +77,7 @@ func runSimulate(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if err != nil {
 		return err
 	}
-	if err := simulateConf(conf, &cfg.Slowpeer); err != nil {
+	if err := simulateConf(conf, &cfg); err != nil {
 		return usageError{err}
 	}
 	if err := cfg.Validate(); err != nil {
@@ -94,10 +101,10 @@ func runSimulate(ctx context.Context, args []string, stdin io.Reader, stdout, st
 }
 
 // simulateConf reads the agent's keys and the service's into slowpeer's
-// algorithm, from the daemons' defaults, as the two daemons would read
+// side of cfg, from the daemons' defaults, as the two daemons would read
 // them: the report interval (which both read), the slow set, the
-// diagnosis floor.
-func simulateConf(conf hadoopConf, alg *simulate.Algorithm) error {
+// diagnosis floor, the fast path (off with slowpeer.suspect.enabled=false).
+func simulateConf(conf hadoopConf, cfg *simulate.Config) error {
 	agent := datanode.DefaultConfig()
 	if err := datanodeConf(conf, &agent); err != nil {
 		return err
@@ -106,7 +113,11 @@ func simulateConf(conf hadoopConf, alg *simulate.Algorithm) error {
 	if err := namenodeConf(conf, &svc); err != nil {
 		return err
 	}
-	*alg = simulate.Slowpeer(agent, svc)
+	cfg.Slowpeer = simulate.Slowpeer(agent, svc)
+	cfg.FastPath = nil
+	if svc.SuspectEnabled {
+		cfg.FastPath = &svc.Suspect
+	}
 	return nil
 }
 
