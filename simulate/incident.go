@@ -122,8 +122,8 @@ func drawIncidents(cfg Config, c *cluster) []incident {
 		if cfg.Scenario == Flapping {
 			in.flap = cfg.Lasting / 2
 		}
-		if in.hasLink {
-			used[in.link[1]] = true
+		if p := in.link[1]; in.hasLink && !used[p] {
+			used[p], left = true, left-1
 		}
 		out = append(out, in)
 	}

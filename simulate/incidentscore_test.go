@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"math/rand/v2"
 	"reflect"
 	"testing"
 	"time"
@@ -51,5 +52,21 @@ func TestIncidentScore(t *testing.T) {
 	// Incidents that begin after the end are not counted.
 	if m := s.metrics(epoch.Add(30 * time.Minute)); m.Incidents != 2 || m.AtFault != 2 {
 		t.Fatalf("to 30 min: %+v", m)
+	}
+}
+
+// TestDrawIncidentsSmallCluster checks that incidents reuse nodes once
+// every node was used, links too (their far end counts as used).
+func TestDrawIncidentsSmallCluster(t *testing.T) {
+	for _, sc := range []Scenario{SlowLink, SlowHost, SlowRack} {
+		cfg := DefaultConfig(6, sc)
+		cfg.RackSize, cfg.RemotePeers, cfg.Incidents, cfg.Every, cfg.Lasting = 3, 3, 20, time.Minute, time.Minute
+		c, err := newCluster(cfg, rand.New(rand.NewPCG(1, 2)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if in := drawIncidents(cfg, c); len(in) != 20 || len(in[19].truth) == 0 {
+			t.Fatalf("%s: %d incidents", sc, len(in))
+		}
 	}
 }

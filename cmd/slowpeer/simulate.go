@@ -129,34 +129,66 @@ func scenarioNames() string {
 	return strings.Join(names, ", ")
 }
 
-// writeSimulateTable prints r as a table, slowpeer beside Hadoop.
+// writeSimulateTable prints r as a table: slowpeer, slowpeer without its
+// fast path (when it ran), Hadoop.
 func writeSimulateTable(w io.Writer, cfg simulate.Config, r simulate.Result) error {
-	fmt.Fprintf(w, "%d nodes, scenario %s, seed %d, %.4g h measured; at fault: %d\n\n",
-		r.Nodes, r.Scenario, r.Seed, cfg.Hours, len(r.Truth))
+	fmt.Fprintf(w, "%d nodes, scenario %s, seed %d, %.4g h measured (%.4g node-days); at fault: %d\n\n",
+		r.Nodes, r.Scenario, r.Seed, cfg.Hours, r.NodeDays, len(r.Truth))
+	type side struct {
+		name string
+		m    simulate.Metrics
+	}
+	sides := []side{{"slowpeer", r.Slowpeer}}
+	if r.WithoutFastPath != nil {
+		sides = append(sides, side{"without fast path", *r.WithoutFastPath})
+	}
+	sides = append(sides, side{"hadoop", r.Hadoop})
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "\tslowpeer\thadoop")
+	for _, sd := range sides {
+		fmt.Fprintf(tw, "\t%s", sd.name)
+	}
+	fmt.Fprintln(tw)
 	row := func(name string, f func(simulate.Metrics) string) {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", name, f(r.Slowpeer), f(r.Hadoop))
+		fmt.Fprint(tw, name)
+		for _, sd := range sides {
+			fmt.Fprintf(tw, "\t%s", f(sd.m))
+		}
+		fmt.Fprintln(tw)
 	}
 	row("precision", func(m simulate.Metrics) string { return ratio(m.Precision) })
 	row("recall", func(m simulate.Metrics) string { return ratio(m.Recall) })
 	row("false positives", func(m simulate.Metrics) string { return fmt.Sprint(m.FalsePositives) })
-	row("time to detect p50", func(m simulate.Metrics) string { return detectSeconds(m, false) })
-	row("time to detect p95", func(m simulate.Metrics) string { return detectSeconds(m, true) })
+	row("time to detect p50", func(m simulate.Metrics) string { return quantileSeconds(m.TimeToDetectSeconds, false) })
+	row("time to detect p95", func(m simulate.Metrics) string { return quantileSeconds(m.TimeToDetectSeconds, true) })
 	row("flaps per hour", func(m simulate.Metrics) string { return fmt.Sprintf("%.2f", m.FlapsPerHour) })
+	if r.Slowpeer.Incidents != nil {
+		in := func(f func(*simulate.IncidentMetrics) string) func(simulate.Metrics) string {
+			return func(m simulate.Metrics) string { return f(m.Incidents) }
+		}
+		row("incidents: detected", in(func(i *simulate.IncidentMetrics) string {
+			return fmt.Sprintf("%d of %d", i.Detected, i.AtFault)
+		}))
+		row("incidents: time to enter p50", in(func(i *simulate.IncidentMetrics) string { return quantileSeconds(i.TimeToEnterSeconds, false) }))
+		row("incidents: time to enter p95", in(func(i *simulate.IncidentMetrics) string { return quantileSeconds(i.TimeToEnterSeconds, true) }))
+		row("incidents: kind right", in(func(i *simulate.IncidentMetrics) string { return ratio(i.KindRight) }))
+		row("incidents: false entries", in(func(i *simulate.IncidentMetrics) string { return fmt.Sprint(i.FalsePositives) }))
+		row("incidents: flaps per hour", in(func(i *simulate.IncidentMetrics) string { return fmt.Sprintf("%.2f", i.FlapsPerHour) }))
+	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	for _, a := range []struct {
-		name string
-		m    simulate.Metrics
-	}{{"slowpeer", r.Slowpeer}, {"hadoop", r.Hadoop}} {
-		if fp := a.m.FalsePositiveEntities; len(fp) > 0 {
+	if c := r.Cost; c != nil {
+		fmt.Fprintf(w, "\nfast path cost: heartbeat body p50/p99 %d/%d bytes (with a report %d/%d); %.0f probe blocks an agent-hour, %.1f of them asked for; %d requests ignored\n",
+			c.HeartbeatBytes.WithoutReport.P50, c.HeartbeatBytes.WithoutReport.P99, c.HeartbeatBytes.WithReport.P50,
+			c.HeartbeatBytes.WithReport.P99, c.ProbeBlocksPerAgentHour, c.RequestedBlocksPerAgentHour, c.RequestsIgnored)
+	}
+	for _, sd := range sides {
+		if fp := sd.m.FalsePositiveEntities; len(fp) > 0 {
 			more := ""
 			if len(fp) > 8 {
-				fp, more = fp[:8], fmt.Sprintf(" and %d more", len(a.m.FalsePositiveEntities)-8)
+				fp, more = fp[:8], fmt.Sprintf(" and %d more", len(sd.m.FalsePositiveEntities)-8)
 			}
-			fmt.Fprintf(w, "\n%s false positives: %s%s", a.name, strings.Join(fp, ", "), more)
+			fmt.Fprintf(w, "\n%s false positives: %s%s", sd.name, strings.Join(fp, ", "), more)
 		}
 	}
 	_, err := fmt.Fprintln(w)
@@ -170,13 +202,13 @@ func ratio(p *float64) string {
 	return fmt.Sprintf("%.3f", *p)
 }
 
-func detectSeconds(m simulate.Metrics, p95 bool) string {
-	if m.TimeToDetectSeconds == nil {
+func quantileSeconds(q *simulate.Quantiles, p95 bool) string {
+	if q == nil {
 		return "-"
 	}
-	s := m.TimeToDetectSeconds.P50
+	s := q.P50
 	if p95 {
-		s = m.TimeToDetectSeconds.P95
+		s = q.P95
 	}
 	return fmt.Sprintf("%.0f s", s)
 }
