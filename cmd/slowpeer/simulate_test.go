@@ -104,3 +104,23 @@ func TestSimulateTableAndErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestSimulateWithoutFastPath checks that slowpeer.suspect.enabled=false
+// runs today's path alone: no figures without the fast path, no cost.
+func TestSimulateWithoutFastPath(t *testing.T) {
+	code, out, errOut := runCmd(t, "", "simulate", "-nodes", "80", "-scenario", "slow-host", "-hours", "0.1", "-warmup", "10m", "-json",
+		"-D", "slowpeer.suspect.enabled=false")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var got map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := got["withoutFastPath"]; ok {
+		t.Fatalf("withoutFastPath without the fast path: %s", out)
+	}
+	if _, ok := got["cost"]; ok {
+		t.Fatalf("cost without the fast path: %s", out)
+	}
+}
