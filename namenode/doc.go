@@ -113,7 +113,11 @@
 // alerts use the same set, /slowpeers the raw reports. Link findings go
 // to a slow set of links that nothing avoids, once found in two reports
 // in a row of the node that measures the link (diagnosis.LinkConfirmer,
-// as the simulator confirms them).
+// as the simulator confirms them). The fast path (suspects.go, package
+// suspect; slowpeer.suspect.enabled) admits a node or link to its slow
+// set at once when its rounds of probe requests, handed out in the
+// heartbeat replies, confirm what the heartbeats' recentLatencies made it
+// suspect (GET /v1/suspects).
 //
 // # Time and goroutines
 //
@@ -121,7 +125,8 @@
 // dead DataNodes, log the DataNodes that came up and died, and the
 // refused requests, in a few summary lines); [Server.RunSteps] calls it
 // every heartbeat interval until its context ends. [Server.RunDiagnosis]
-// runs the diagnosis every [DiagnoseEvery]. [Server.Serve] runs both and an
+// runs the diagnosis every [DiagnoseEvery], [Server.RunSuspects] the fast
+// path every [SuspectEvery]. [Server.Serve] runs them and an
 // HTTP server on a listener, and on cancellation lets in-flight requests
 // finish within Config.ShutdownTimeout; [Server.Run] listens on
 // Config.Listen and serves there; [Server.RunStateFile] and
@@ -158,6 +163,10 @@
 //	slowpeer_slow_set_disks                         gauge     disks in the slow set of disks
 //	slowpeer_slow_set_disk_member{node,disk}        gauge     1 for each of its first MetricsSlowNodes
 //	slowpeer_slow_disk_hosts                        gauge     hosts the picker avoids for their disks
+//	slowpeer_suspects                               gauge     the fast path's suspicions not cleared
+//	slowpeer_suspicions_opened_total                counter   suspicions opened
+//	slowpeer_suspicion_verdicts_total{verdict}      counter   confirmed or cleared
+//	slowpeer_suspicion_verdict_seconds              histogram suspicion to verdict
 //	slowpeer_datanodes{state="live"|"dead"}         gauge     the DataNode table
 //	slowpeer_http_request_duration_seconds{method,route}
 //	                                                histogram request durations (histogram_quantile works)

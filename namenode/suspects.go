@@ -115,10 +115,13 @@ func plainReply(slow bool) []byte {
 // StepSuspects is the fast path's periodic work at now: it steps the
 // detector, admits what it confirmed to the slow sets (and again what it
 // still finds slow), counts the verdicts and returns them. Nothing when
-// the fast path is off. RunSuspects calls it every SuspectEvery.
+// the fast path is off, nor on a standby replica: the agents heartbeat
+// to every replica, and only the leader asks them for probes (a standby
+// keeps observing, and takes over with the model the heartbeats built).
+// RunSuspects calls it every SuspectEvery.
 func (s *Server) StepSuspects(now time.Time) []suspect.Verdict {
 	f := s.fast
-	if f.det == nil {
+	if f.det == nil || s.State() == "standby" {
 		return nil
 	}
 	f.stepMu.Lock()

@@ -217,10 +217,19 @@ func TestFastPathEndToEnd(t *testing.T) {
 	}
 }
 
-// With slowpeer.suspect.enabled false the service asks no probes and
-// has no suspects.
+// With slowpeer.suspect.enabled false, or on a standby replica, the
+// service asks no probes and has no suspects.
 func TestFastPathOff(t *testing.T) {
-	s, clock, _ := newTestServer(t, func(c *Config) { c.SuspectEnabled = false })
+	for _, edit := range []func(*Config){
+		func(c *Config) { c.SuspectEnabled = false },
+		func(c *Config) { c.State = func() string { return "standby" } },
+	} {
+		fastPathOff(t, edit)
+	}
+}
+
+func fastPathOff(t *testing.T, edit func(*Config)) {
+	s, clock, _ := newTestServer(t, edit)
 	srv := httptest.NewServer(s.Handler())
 	defer srv.Close()
 	a := newFakeAgents(t, srv.URL, clock, 6)
@@ -259,5 +268,59 @@ func TestFastPathExcluded(t *testing.T) {
 	a.run(s, time.Minute)
 	if vs := getSuspects(t, srv.URL); len(vs) != 0 || s.slowSet.Len() != 0 {
 		t.Fatalf("excluded: suspects %+v, slow set %v", vs, s.slowSet.Nodes())
+	}
+}
+
+// The heartbeat handler with a fast path's evidence (three recent
+// latencies: three seconds of an agent's blocks) beside one without it,
+// the fast path on and off, in the same run.
+func BenchmarkHeartbeatRecent(b *testing.B) {
+	for _, on := range []bool{true, false} {
+		b.Run(fmt.Sprintf("fastpath=%v", on), func(b *testing.B) {
+			s, _, _ := newTestServer(b, func(c *Config) { c.SuspectEnabled = on })
+			h := s.Handler()
+			bodies := make([][]byte, 1000)
+			name := func(i int) string { return fmt.Sprintf("10.1.%d.%d:9866", i/250, 1+i%250) }
+			for i := range bodies {
+				hb := reports.Heartbeat{Node: name(i)}
+				for j := 1; j <= 3; j++ {
+					hb.RecentLatencies = append(hb.RecentLatencies,
+						reports.RecentLatency{Node: name((i + j) % len(bodies)), LatencyMs: 0.21 + float64(j)/100, Blocks: 1})
+				}
+				body, err := json.Marshal(hb)
+				if err != nil {
+					b.Fatal(err)
+				}
+				bodies[i] = body
+			}
+			benchHeartbeats(b, h, bodies)
+		})
+	}
+}
+
+// The service says what the number of live DataNodes lets the fast path
+// tell, when that changes; a heartbeat with malformed evidence gets 400
+// and changes nothing.
+func TestFastPathClusterSizeAndBadEvidence(t *testing.T) {
+	s, clock, logs := newTestServer(t, nil)
+	for i := range 3 {
+		mustHeartbeat(t, s, reports.Heartbeat{Node: fmt.Sprintf("10.2.0.%d:9866", i+1)})
+	}
+	s.StepSuspects(clock.Now())
+	if !strings.Contains(logs.String(), "fast path: 3 live DataNodes: it confirms a slow receiver only") {
+		t.Fatalf("log:\n%s", logs)
+	}
+	mustHeartbeat(t, s, reports.Heartbeat{Node: "10.2.0.4:9866"})
+	clock.Advance(time.Minute)
+	s.StepSuspects(clock.Now())
+	if !strings.Contains(logs.String(), "fast path: every kind can be confirmed") {
+		t.Fatalf("log:\n%s", logs)
+	}
+	w := do(t, s, "POST", HeartbeatPath, `{"node":"10.2.0.9:9866","recentLatencies":[{"node":"10.2.0.1:9866","latencyMs":-1,"blocks":1}]}`)
+	if w.Code != http.StatusBadRequest {
+		t.Fatalf("malformed evidence: %d %s", w.Code, w.Body)
+	}
+	if _, ok := s.nodes.State(clock.Now(), "10.2.0.9:9866"); ok || s.fast.det.Opened() != 0 {
+		t.Fatal("a refused heartbeat changed something")
 	}
 }

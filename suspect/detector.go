@@ -35,10 +35,10 @@ type Detector struct {
 	// mu guards everything below.
 	mu        sync.Mutex
 	m         *model
-	sus       map[string]*suspicion // by target
-	rounds    map[int64]*suspicion  // the suspicions with a round asked, by its id
-	queue     map[string][]pending  // probe requests not yet handed out, by agent
-	hot       map[string]struct{}   // nodes that got far-above evidence since the last Step
+	sus       map[string]*suspicion             // by target
+	rounds    map[int64]*suspicion              // the suspicions with a round asked, by its id
+	queue     map[string][]reports.ProbeRequest // probe requests not yet handed out, by agent
+	hot       map[string]struct{}               // nodes that got far-above evidence since the last Step
 	nextRound int64
 
 	opened atomic.Int64 // suspicions opened, ever
@@ -50,7 +50,7 @@ func New(cfg Config) *Detector {
 		panic(fmt.Sprintf("BUG: suspect.New: %v", err))
 	}
 	return &Detector{cfg: cfg, m: newModel(cfg.Rack), sus: map[string]*suspicion{},
-		rounds: map[int64]*suspicion{}, queue: map[string][]pending{}, hot: map[string]struct{}{}}
+		rounds: map[int64]*suspicion{}, queue: map[string][]reports.ProbeRequest{}, hot: map[string]struct{}{}}
 }
 
 // Observe takes the evidence of a heartbeat of reporter at now: its
@@ -89,18 +89,17 @@ func (d *Detector) Requests(now time.Time, agent string) []reports.ProbeRequest 
 	if len(q) == 0 {
 		return nil
 	}
-	var out []reports.ProbeRequest
-	var keep []pending
+	var out, keep []reports.ProbeRequest
 	for _, p := range q {
-		s := d.rounds[p.req.Round]
+		s := d.rounds[p.Round]
 		switch {
 		case s == nil: // judged or dropped meanwhile
-		case len(out) == reports.MaxProbeRequests || slices.ContainsFunc(out, func(r reports.ProbeRequest) bool { return r.Node == p.req.Node }):
+		case len(out) == reports.MaxProbeRequests || slices.ContainsFunc(out, func(r reports.ProbeRequest) bool { return r.Node == p.Node }):
 			keep = append(keep, p)
 		default:
-			out = append(out, p.req)
+			out = append(out, p)
 			for i := range s.cur.probes {
-				if s.cur.probes[i].Agent == agent && s.cur.probes[i].Node == p.req.Node {
+				if s.cur.probes[i].Agent == agent && s.cur.probes[i].Node == p.Node {
 					s.cur.probes[i].Handed = true
 				}
 			}

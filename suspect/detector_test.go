@@ -64,6 +64,7 @@ func TestFaultsConfirmed(t *testing.T) {
 	slices.Sort(rack1)
 	f("slow rack", 12, 3, func(x, y string) bool { return inR1(y) && !inR1(x) }, rack1, Rack)
 	f("4 nodes, slow receiver", 4, 0, func(_, y string) bool { return y == s }, []string{s}, Inbound)
+	f("4 nodes, slow host", 4, 0, func(x, y string) bool { return x == s || y == s }, []string{s}, Both)
 	f("4 nodes, slow sender", 4, 0, func(x, _ string) bool { return x == s }, []string{s}, Outbound)
 	f("4 nodes, slow link", 4, 0, func(x, y string) bool { return x == n(0) && y == n(1) }, []string{linkEntity(n(0), n(1))}, Link)
 	f("6 nodes, slow host", 6, 0, func(x, y string) bool { return x == s || y == s }, []string{s}, Both)
@@ -85,6 +86,7 @@ func TestFaultsConfirmed(t *testing.T) {
 	}
 	f0("slow receiver from the start", func(_, b string) bool { return b == s }, Inbound)
 	f0("slow sender from the start", func(a, _ string) bool { return a == s }, Outbound)
+	f0("slow host from the start", func(a, b string) bool { return a == s || b == s }, Both)
 }
 
 // What must never be confirmed: pauses of a few seconds of one node, a

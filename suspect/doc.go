@@ -6,10 +6,12 @@
 //
 // The evidence is what the agents measured since their last heartbeat
 // (reports.RecentLatency): for a reporter r and a peer p, the latency of
-// r's latest blocks towards p. The cluster's level is the median latency
-// of all pairs, one for pairs within a rack and one for pairs across
-// racks when a topology is known; the expected latency of (r → p) is the
-// level of its rack relation. A reporter's own level is the median of its
+// r's latest blocks towards p. The cluster's level is the lower of the
+// median latency of all pairs and the median of the reporters' medians
+// (a slow host is half the pairs of a 4-node cluster, a slow rack half of
+// each reporter's pairs across racks: neither moves both), one for pairs
+// within a rack and one for pairs across racks when a topology is known;
+// the expected latency of (r → p) is the level of its rack relation. A reporter's own level is the median of its
 // latencies over the cluster's (from three peers on); for the rule of a
 // slow node the expected latency is multiplied by it when above 1, so
 // that a slow sender does not make its peers look slow. No per-node

@@ -122,25 +122,38 @@ func (m *model) relationOf(a, b *member) int {
 // refresh recomputes the cluster's levels at now, every fullEvery once
 // the model holds more than smallModel pairs (else whenever a pair
 // changed), from a sample of at most sampleSize pairs; the nodes' levels
-// follow lazily (levelOf).
+// follow lazily (levelOf). A level is the lower of the median of the
+// pairs and the median of the reporters' medians: a slow host is half the
+// pairs of a 4-node cluster but one reporter of four, a slow rack one
+// third of the pairs across racks but half of each reporter's.
 func (m *model) refresh(now time.Time) {
 	if !m.dirty || m.pairs > smallModel && now.Sub(m.fullAt) < fullEvery {
 		return
 	}
 	m.fullAt, m.dirty = now, false
 	m.version++
-	var by [2][]float64
+	var pairs, nodes [2][]float64
+	var own []float64
 	seen := 0
 	for _, n := range m.nodes { // in Go's random order: a sample
-		for _, o := range n.out {
-			by[o.rel] = append(by[o.rel], o.latencyMs)
+		for rel := range 2 {
+			own = own[:0]
+			for _, o := range n.out {
+				if o.rel == rel {
+					own = append(own, o.latencyMs)
+				}
+			}
+			pairs[rel] = append(pairs[rel], own...)
+			if len(own) > 0 {
+				nodes[rel] = append(nodes[rel], median(own))
+			}
 		}
 		if seen += len(n.out); seen >= sampleSize {
 			break
 		}
 	}
 	for rel := range 2 {
-		m.cluster[rel] = median(by[rel])
+		m.cluster[rel] = min(median(pairs[rel]), median(nodes[rel]))
 	}
 }
 

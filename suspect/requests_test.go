@@ -146,3 +146,58 @@ func TestNotLive(t *testing.T) {
 		t.Fatalf("suspects %+v", v)
 	}
 }
+
+// A suspect that sends no recent latencies (an agent reading
+// -hadoop-jmx) is not asked to probe: its witnesses judge it alone.
+func TestSilentSuspect(t *testing.T) {
+	d := New(DefaultConfig())
+	ns := names(6)
+	s := ns[2]
+	now := time.Unix(1000, 0)
+	var talking []string
+	for _, n := range ns {
+		if n != s {
+			talking = append(talking, n)
+		}
+	}
+	for _, a := range talking {
+		var rs []reports.RecentLatency
+		for _, b := range ns {
+			if a != b {
+				x := 1.0
+				if b == s {
+					x = 10
+				}
+				rs = append(rs, reports.RecentLatency{Node: b, LatencyMs: x, Blocks: 1})
+			}
+		}
+		d.Observe(now, a, rs)
+	}
+	d.Step(now, all)
+	now = now.Add(DefaultRoundGap)
+	d.Step(now, all)
+	if r := d.Requests(now, s); r != nil {
+		t.Fatalf("the silent suspect is asked %+v", r)
+	}
+	asked := 0
+	for _, a := range talking {
+		for _, r := range d.Requests(now, a) {
+			asked++
+			// answer at once: the suspect ten times its control
+			x := 1.0
+			if r.Node == s {
+				x = 10
+			}
+			d.Observe(now.Add(time.Second), a, []reports.RecentLatency{{Node: r.Node, LatencyMs: x, Blocks: 3, Round: r.Round}})
+		}
+	}
+	if asked != 2*DefaultWitnesses {
+		t.Fatalf("%d requests, want %d", asked, 2*DefaultWitnesses)
+	}
+	if vs := d.Step(now.Add(time.Second), all); len(vs) != 0 {
+		t.Fatalf("verdict after one round: %+v", vs)
+	}
+	if v := d.Suspects(now); v[0].Rounds != 1 || v[0].Kind != Inbound {
+		t.Fatalf("after the first round: %+v", v[0])
+	}
+}

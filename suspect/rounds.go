@@ -36,11 +36,6 @@ type Probe struct {
 	LatencyMs float64 `json:"latencyMs,omitempty"`
 }
 
-// pending is a probe request waiting for its agent's next heartbeat.
-type pending struct {
-	req reports.ProbeRequest
-}
-
 // eligible reports whether name can serve as a witness or control at now:
 // an agent that sends recent latencies, live, and suspected of nothing.
 func (d *Detector) eligible(now time.Time, name string, live func(string) bool) bool {
@@ -119,17 +114,22 @@ func (d *Detector) plan(now time.Time, s *suspicion, live func(string) bool) *ro
 	if s.peer != "" {
 		target = s.peer
 	}
+	// The suspect probes too when it is an agent that answers (not one
+	// reading -hadoop-jmx).
+	answers := d.m.nodes[s.node] != nil && now.Sub(d.m.nodes[s.node].reported) < recentEvidence
 	for i, w := range ws {
 		r.want(w, target)
 		r.want(w, r.controls[i])
-		r.want(s.node, w)
+		if answers {
+			r.want(s.node, w)
+		}
 	}
-	if s.peer != "" {
+	if s.peer != "" && answers {
 		r.want(s.node, s.peer)
 	}
 	for _, a := range r.order() {
 		req := reports.ProbeRequest{Node: a.node, Blocks: d.cfg.Blocks, Round: id}
-		d.queue[a.agent] = append(d.queue[a.agent], pending{req})
+		d.queue[a.agent] = append(d.queue[a.agent], req)
 		r.probes = append(r.probes, Probe{Agent: a.agent, Node: a.node, Blocks: d.cfg.Blocks, Round: id})
 	}
 	return r

@@ -43,30 +43,35 @@ func fresh(o *obs, now, after time.Time) bool {
 // inbound is the evidence of the reporters towards name, each against
 // the larger of the cluster's level and its own.
 func (d *Detector) inbound(now time.Time, name, except string, after time.Time) evidence {
-	var e evidence
-	n := d.m.nodes[name]
-	if n == nil {
-		return e
-	}
-	for r, o := range n.in {
-		if r != except && fresh(o, now, after) {
-			e.add(d.cfg.Ratio, o.latencyMs, d.m.expectedOf(r, name))
-		}
-	}
-	return e
+	return d.gather(now, name, except, after, false)
 }
 
 // outbound is the evidence of name's latest blocks to its peers, against
 // the cluster's level.
 func (d *Detector) outbound(now time.Time, name, except string, after time.Time) evidence {
+	return d.gather(now, name, except, after, true)
+}
+
+// gather adds the fresh latencies of name's pairs but except's, towards
+// it or (out) from it.
+func (d *Detector) gather(now time.Time, name, except string, after time.Time, out bool) evidence {
 	var e evidence
 	n := d.m.nodes[name]
 	if n == nil {
 		return e
 	}
-	for p, o := range n.out {
-		if p != except && fresh(o, now, after) {
-			e.add(d.cfg.Ratio, o.latencyMs, d.m.expected(name, p))
+	pairs := n.in
+	if out {
+		pairs = n.out
+	}
+	for other, o := range pairs {
+		if other == except || !fresh(o, now, after) {
+			continue
+		}
+		if out {
+			e.add(d.cfg.Ratio, o.latencyMs, d.m.expected(name, other))
+		} else {
+			e.add(d.cfg.Ratio, o.latencyMs, d.m.expectedOf(other, name))
 		}
 	}
 	return e

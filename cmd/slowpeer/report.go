@@ -111,6 +111,9 @@ func reportFrom(ctx context.Context, client serviceClient, base string, top int,
 	if err := writeServiceSlowSet(ctx, client, stdout, root); err != nil {
 		return err
 	}
+	if err := writeServiceSuspects(ctx, client, stdout, root); err != nil {
+		return err
+	}
 	return disks.write(stdout)
 }
 

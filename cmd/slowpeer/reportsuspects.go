@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"text/tabwriter"
+	"time"
+
+	"github.com/slowpeer/slowpeer/namenode"
+	"github.com/slowpeer/slowpeer/reports"
+	"github.com/slowpeer/slowpeer/suspect"
+)
+
+// maxSuspectsBytes bounds the /v1/suspects answer "report" reads.
+const maxSuspectsBytes = 16 << 20
+
+// errNoSuspects: the service has no /v1/suspects (an older one).
+var errNoSuspects = errors.New("no /v1/suspects")
+
+// fetchSuspects reads and checks GET /v1/suspects of the service at base.
+func fetchSuspects(ctx context.Context, client serviceClient, base string) ([]suspect.View, error) {
+	target := base + namenode.SuspectsPath
+	body, status, err := client.get(ctx, target, maxSuspectsBytes)
+	if err != nil {
+		return nil, err
+	}
+	if status == http.StatusNotFound {
+		return nil, errNoSuspects
+	}
+	if err := answerError(target, status, body); err != nil {
+		return nil, err
+	}
+	vs, err := parseSuspects(body)
+	if err != nil {
+		return nil, fmt.Errorf("report: bad answer from %s: %w", target, err)
+	}
+	return vs, nil
+}
+
+// parseSuspects decodes a /v1/suspects document strictly.
+func parseSuspects(body []byte) ([]suspect.View, error) {
+	vs, err := decodeArray[suspect.View](body, "a list of suspects")
+	if err != nil {
+		return nil, err
+	}
+	for i, v := range vs {
+		if err := reports.ValidateNode(v.Node); err != nil {
+			return nil, fmt.Errorf("entry %d: node: %w", i, err)
+		}
+		if v.Peer != "" {
+			if err := reports.ValidateNode(v.Peer); err != nil {
+				return nil, fmt.Errorf("entry %d: peer: %w", i, err)
+			}
+		}
+		switch v.State {
+		case suspect.Suspected, suspect.Confirming, suspect.Confirmed, suspect.Cleared:
+		default:
+			return nil, fmt.Errorf("entry %d (%s): unknown state %q", i, v.Node, reports.Clip(string(v.State)))
+		}
+		for _, x := range []float64{v.Evidence.LatencyMs, v.Evidence.ExpectedMs} {
+			if err := reports.ValidateLatency(x); err != nil {
+				return nil, fmt.Errorf("entry %d (%s): %w", i, v.Node, err)
+			}
+		}
+	}
+	return vs, nil
+}
+
+// writeSuspects prints the fast path's suspicions, one line each.
+func writeSuspects(w io.Writer, vs []suspect.View, now time.Time) error {
+	if len(vs) == 0 {
+		_, err := fmt.Fprintln(w, "Fast path (/v1/suspects): no suspect.")
+		return err
+	}
+	fmt.Fprintf(w, "Fast path (/v1/suspects): %d; a confirmed one is in the slow set\n\n", len(vs))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NODE\tPEER\tSTATE\tKIND\tROUNDS\tREPORTERS\tLATENCY ms\tEXPECTED ms\tSINCE")
+	for _, v := range vs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%.2f\t%.2f\t%s\n", v.Node, orDash(v.Peer), v.State, orDash(string(v.Kind)),
+			v.Rounds, v.Evidence.Reporters, v.Evidence.LatencyMs, v.Evidence.ExpectedMs, ago(now, v.Since.UnixMilli()))
+	}
+	return tw.Flush()
+}
+
+// writeServiceSuspects prints the fast path's suspicions of the service
+// at base, when it has some.
+func writeServiceSuspects(ctx context.Context, client serviceClient, w io.Writer, base string) error {
+	vs, err := fetchSuspects(ctx, client, base)
+	if errors.Is(err, errNoSuspects) || err == nil && len(vs) == 0 {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	return writeSuspects(w, vs, time.Now())
+}
