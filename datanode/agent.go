@@ -251,6 +251,9 @@ func (a *Agent) progress(ctx context.Context) {
 			slog.Int64("dropped", s.DroppedConnections-last.DroppedConnections),
 			slog.Int64("peersDropped", s.PeersDropped-last.PeersDropped),
 			slog.Int64("bytesSent", s.ProbeBytesSent-last.ProbeBytesSent),
+			slog.Int64("requestedBlocks", s.ProbeRequestedBlocks-last.ProbeRequestedBlocks),
+			slog.Int64("requestsIgnored", s.ProbeRequestsIgnored-last.ProbeRequestsIgnored),
+			slog.Int64("recentDropped", s.RecentBlocksDropped-last.RecentBlocksDropped),
 			slog.Int64("jmxErrors", s.JMXErrors-last.JMXErrors),
 			slog.Int("peersTested", len(a.metrics.Latencies(time.Now()))))
 		last = s

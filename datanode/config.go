@@ -274,10 +274,13 @@ func DefaultConfig() Config {
 //     report at most R + H after the one before.
 //   - MaxRetryBackoff 2s (not 30s): an agent started before its service
 //     reaches it within two heartbeats.
-//   - MinOutlierDetectionSamples 50 (not 20): enough packets for an
-//     average of a loopback link within a few seconds of probing; with
-//     20, the first report (which goes as soon as there is data) could
-//     name a healthy peer of a busy machine at 3 × the median.
+//   - MinOutlierDetectionSamples 100 (not 20): enough packets for an
+//     average of a loopback link within a few seconds of probing. The
+//     first report goes as soon as there is data, and the coverage rounds
+//     give every peer its samples in step, so that report holds barely
+//     more than this many of each: with 50 (7 blocks of 8), one block
+//     that waited as a whole on a busy machine could make a healthy peer
+//     3 × the median; random pipelines had given most peers more.
 //   - ProbeInterval 50ms, ProbePackets 8, ProbePacketBytes 16 KiB (not 1s,
 //     16, 64 KiB): 2.5 MiB/s, under ProbeMaxBytesPerSecond.
 //   - ProbeTimeout 5s (not 10s): a stuck probe is given up sooner.
@@ -293,7 +296,7 @@ func DefaultLocalConfig() Config {
 	c := DefaultConfig()
 	c.HeartbeatInterval, c.ReportInterval = time.Second, 5*time.Second
 	c.MaxRetryBackoff = 2 * time.Second
-	c.MinOutlierDetectionSamples = 50
+	c.MinOutlierDetectionSamples = 100
 	c.ProbeInterval, c.ProbePackets, c.ProbePacketBytes = 50*time.Millisecond, 8, 16<<10
 	c.ProbeTimeout = 5 * time.Second
 	c.RollingWindow, c.RollingWindows = rolling.DefaultWindow, rolling.DefaultWindows

@@ -11,16 +11,28 @@
 //
 // # Where latencies come from
 //
-// Probe pipelines (the default). Every agent serves a data port. Every
-// slowpeer.probe.interval it writes a short block, slowpeer.probe.packets
-// packets of slowpeer.probe.packet.size bytes of random payload, each
-// with a sequence number and a CRC32C, through a pipeline of two or three
-// peers taken at random from Config.Peers. Each node forwards the block to
-// the next and acknowledges a packet upstream only after its downstream
-// node acknowledged it, as HDFS's PacketResponder does. The next-to-last
-// node records each packet's latency under the last node's id, so every
-// node is in turn the next-to-last toward every other. The probe protocol
-// is described in packet.go.
+// Probe blocks (the default). Every agent serves a data port. It writes
+// short blocks, packets of slowpeer.probe.packet.size bytes of random
+// payload, each with a sequence number and a CRC32C, to its peers in
+// coverage rounds ([Rounds]): every peer of Config.Peers once a round, in
+// a new random order each round, one peer a block, paced by
+// [Config.Coverage] so that it sends slowpeer.probe.packets packets every
+// slowpeer.probe.interval and a round lasts at most half of
+// slowpeer.probe.coverage. The data port also serves pipelines of several
+// nodes: each node forwards the block to the next and acknowledges a
+// packet upstream only after its downstream node acknowledged it, as
+// HDFS's PacketResponder does; the next-to-last node records each
+// packet's latency under the last node's id (for a block to one peer, the
+// agent that wrote it). The probe protocol is described in packet.go.
+//
+// The fast path. Every block the agent times goes into a recent log until
+// the heartbeat to every service has carried it: each heartbeat's
+// recentLatencies has, per peer and round, the median of the blocks'
+// medians and their count ([RecentLatencies]). A service's heartbeat reply
+// may ask for probe blocks (reports.ProbeRequest): the agent writes those
+// to peers it probes at once, within slowpeer.probe.confirm.budget
+// ([ConfirmBudget]), ignores and counts the others, and sends the heartbeat
+// that carries them as soon as they end.
 //
 // What is timed differs from Hadoop on purpose. Hadoop's
 // BlockReceiver.receivePacket times only the write and flush of a packet
@@ -88,16 +100,17 @@
 //
 // # Probe bandwidth
 //
-// An agent injects at most slowpeer.probe.packets ×
-// slowpeer.probe.packet.size bytes of payload every slowpeer.probe.interval,
-// 16 × 64 KiB = 1 MiB/s by default: blocks start at least an interval
-// apart, and Validate refuses a configuration above
-// slowpeer.probe.max.bandwidth (4 MiB/s by default). Each block crosses as
-// many links as its pipeline has peers, two or three; with every agent
-// configured alike and pipelines drawn uniformly, a node therefore sends
-// and receives on average 2.5 times its own injection, about 2.5 MiB/s
-// (21 Mbit/s) each way at the defaults, plus 12 bytes of header per packet
-// per hop and a 5-byte acknowledgement back. A data port serves at most
+// An agent sends at most slowpeer.probe.packets × slowpeer.probe.packet.size
+// bytes of payload every slowpeer.probe.interval, 16 × 64 KiB = 1 MiB/s by
+// default, and never more than slowpeer.probe.max.bandwidth (4 MiB/s by
+// default; Validate refuses a configuration above it). The coverage rounds
+// keep that pace ([Config.Coverage]): a block of k packets is followed by
+// the next k packets' share of the interval, and blocks a service asks for
+// push the coverage back by theirs. Each block crosses one link, plus 12
+// bytes of header per packet and a 5-byte acknowledgement back; a node
+// therefore sends about 1 MiB/s (8.4 Mbit/s) and receives as much from
+// its peers' blocks at the defaults, where random pipelines of two or three
+// peers carried 2.5 times that. A data port serves at most
 // MaxInboundProbes connections at once and closes the others.
 //
 // What that costs in CPU and wall time is measured by TestProbeCost and
