@@ -11,6 +11,7 @@ import (
 	"github.com/slowpeer/slowpeer/outlier"
 	"github.com/slowpeer/slowpeer/reports"
 	"github.com/slowpeer/slowpeer/rolling"
+	"github.com/slowpeer/slowpeer/suspect"
 	"github.com/slowpeer/slowpeer/tracker"
 )
 
@@ -56,6 +57,15 @@ type Config struct {
 	Hours float64
 	// Warmup is how long the cluster runs, healthy, before that.
 	Warmup time.Duration
+	// Incidents, when not zero, is the number of incidents of the
+	// scenario in one run: incident k starts at Warmup + k × Every on
+	// nodes (a link, a rack) that no earlier one used and lasts Lasting.
+	// Zero: one incident from the end of the warmup to the end of the run.
+	Incidents int
+	// Every is the time between the starts of two incidents.
+	Every time.Duration
+	// Lasting is how long each incident lasts.
+	Lasting time.Duration
 	// Tick is the step of synthetic time; it must divide both
 	// algorithms' rolling windows.
 	Tick time.Duration
@@ -79,6 +89,20 @@ type Config struct {
 	// Slowpeer is slowpeer's detection, Hadoop Hadoop's, both fed the
 	// same packets.
 	Slowpeer, Hadoop Algorithm
+	// FastPath, when not nil, is slowpeer's fast path (fast.go): the
+	// agents probe in coverage rounds and send their recent latencies on
+	// every heartbeat, the service's suspect.Detector (this configuration,
+	// with the rack topology) asks for probes and admits what it confirms
+	// to the slow sets; slowpeer's side without it is then scored too
+	// (Result.WithoutFastPath). Nil: today's path alone, on the packets
+	// of random peers.
+	FastPath *suspect.Config
+	// AnswerAnyNode makes the simulated agents obey the fast path's probe
+	// requests for any node of the cluster, as agents whose -peers list
+	// every DataNode would, while their own probes stay on their
+	// RemotePeers and rack-mates. False: they obey, as the agent does,
+	// only requests for the peers they probe.
+	AnswerAnyNode bool
 }
 
 // Algorithm is one detection pipeline: the agents' settings (peer
@@ -150,7 +174,7 @@ func DefaultConfig(nodes int, sc Scenario) Config {
 		ReadInterval: DefaultReadInterval,
 		RackSize:     DefaultRackSize, RemotePeers: DefaultRemotePeers, SlowFactor: DefaultSlowFactor,
 		BaseLatencyMs: DefaultBaseLatencyMs, JitterSigma: DefaultJitterSigma,
-		Slowpeer: SlowpeerAlgorithm(), Hadoop: HadoopAlgorithm(),
+		Slowpeer: SlowpeerAlgorithm(), Hadoop: HadoopAlgorithm(), FastPath: new(suspect.DefaultConfig()),
 	}
 }
 
@@ -182,8 +206,21 @@ func (c Config) Validate() error {
 		return fmt.Errorf("base latency must be more than 0 ms, got %v", c.BaseLatencyMs)
 	case !(c.JitterSigma >= 0 && c.JitterSigma < 3):
 		return fmt.Errorf("jitter sigma must be in [0, 3), got %v", c.JitterSigma)
+	case c.Incidents < 0 || c.Incidents > 100000:
+		return fmt.Errorf("incidents must be between 0 and 100000, got %d", c.Incidents)
+	case c.Incidents > 0 && !(c.Lasting > 0 && c.Every >= c.Lasting):
+		return fmt.Errorf("incidents need a lasting time more than 0 and at most every (the time between two), got lasting %v, every %v", c.Lasting, c.Every)
+	case c.Incidents > 0 && !hasIncidents(c.Scenario):
+		return fmt.Errorf("scenario %s has no incidents", c.Scenario)
+	case c.Incidents > 0 && time.Duration(c.Incidents-1)*c.Every+c.Lasting > time.Duration(c.Hours*float64(time.Hour)):
+		return fmt.Errorf("%d incidents every %v lasting %v do not fit in %v hours", c.Incidents, c.Every, c.Lasting, c.Hours)
 	case c.Workers < 0:
 		return fmt.Errorf("workers must not be negative, got %d", c.Workers)
+	}
+	if c.FastPath != nil {
+		if err := c.FastPath.Validate(); err != nil {
+			return fmt.Errorf("fast path: %w", err)
+		}
 	}
 	for _, a := range []struct {
 		name string

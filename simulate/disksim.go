@@ -66,7 +66,7 @@ func newDiskSim(cfg Config, c *cluster) (*diskSim, error) {
 	onset := epoch.Add(cfg.Warmup)
 	for a, alg := range []Algorithm{cfg.Slowpeer, cfg.Hadoop} {
 		da := &diskAlg{slowpeer: a == 0, interval: alg.Agent.ReportInterval,
-			tracker: tracker.NewDisks(alg.ReportValidity, 0), score: newScore(onset, d.truth)}
+			tracker: tracker.NewDisks(alg.ReportValidity, 0), score: newDiskScore(onset, d.truth)}
 		set := alg.SlowSet
 		set.EnterReporters = 1
 		da.set = tracker.NewSlowSet(set)
@@ -130,7 +130,7 @@ func runDisks(ctx context.Context, cfg Config, progress func(done, total int)) (
 	}
 	hours := float64(time.Duration(ticks)*cfg.Tick-cfg.Warmup) / float64(time.Hour)
 	return Result{Nodes: cfg.Nodes, Scenario: cfg.Scenario, Seed: cfg.Seed, Truth: d.truth,
-		Slowpeer: d.algs[0].score.metrics(hours), Hadoop: d.algs[1].score.metrics(hours)}, nil
+		Slowpeer: d.algs[0].score.metrics(hours, time.Time{}), Hadoop: d.algs[1].score.metrics(hours, time.Time{})}, nil
 }
 
 // tick runs tick k: every volume's I/O, recorded by both agents; the
@@ -181,7 +181,7 @@ func (d *diskSim) tick(k int) {
 	}
 	if o+tick > d.cfg.Warmup-readBefore && (o+tick)%d.cfg.ReadInterval == 0 {
 		for _, da := range d.algs {
-			da.score.observe(end, da.step(end))
+			da.score.observe(end, da.step(end), nil)
 		}
 	}
 }
@@ -260,7 +260,8 @@ func withHealthyDisks(ctx context.Context, cfg Config, r Result) (Result, error)
 
 // addHealthy adds the figures of two parts of a run without a fault.
 func addHealthy(a, b Metrics) Metrics {
-	m := Metrics{FalsePositives: a.FalsePositives + b.FalsePositives, FlapsPerHour: a.FlapsPerHour + b.FlapsPerHour}
+	m := Metrics{FalsePositives: a.FalsePositives + b.FalsePositives, FlapsPerHour: a.FlapsPerHour + b.FlapsPerHour,
+		Incidents: a.Incidents}
 	m.FalsePositiveEntities = append(append([]string(nil), a.FalsePositiveEntities...), b.FalsePositiveEntities...)
 	slices.Sort(m.FalsePositiveEntities)
 	if m.FalsePositives > 0 {

@@ -48,6 +48,36 @@
 // The services are read once a minute (Config.ReadInterval) from half an
 // hour before the fault on; the fault starts after Config.Warmup.
 //
+// # Incidents
+//
+// A scenario's fault is one incident from the end of the warmup to the
+// end of the run, or, with Config.Incidents, that many: incident k starts
+// at Warmup + k × Every on nodes (a link, a rack) no earlier one used and
+// lasts Lasting (a flapping node is slow in the first half of each half
+// of it; a mild-slow node 1.5 to 3 times, drawn per incident). Each
+// entity of an incident is one case, scored from the slow set's entries
+// (incidentscore.go): detected or not, the time from the incident's start
+// to its entry, its kind in the slow set against the incident's, false
+// positives (entries of entities not at fault then), flaps during it.
+//
+// # The fast path
+//
+// With Config.FastPath the agents probe as the agent does with its fast
+// path: one single-peer block every Coverage.Every to the next peer of
+// their coverage rounds (datanode.Config.Coverage, datanode.Rounds),
+// instead of random pipelines, and every heartbeat carries the blocks
+// done since the one before (datanode.RecentLatencies) to the service's
+// suspect.Detector. Its probe requests are answered as the agent answers
+// them (peers it probes, within datanode.ConfirmBudget, ProbePackets
+// packets a block, one after another, then an early heartbeat), and it
+// steps every 500 ms (FastStep); the targets it confirms are admitted to
+// the slow sets (tracker.SlowSet.Admit) beside the diagnosis's evidence.
+// The events of the fast path (heartbeats at their times, early ones,
+// steps) are taken one at a time in the order of their time, within
+// the tick whose blocks are drawn; the reports, rolling averages and
+// diagnosis stay on the tick (30 s), so slowpeer without its fast path,
+// scored beside it on the same packets, is today's path.
+//
 // # Disks
 //
 // The disk scenarios (slow-disk, slow-controller, busy-disk) simulate the

@@ -20,7 +20,6 @@ type node struct {
 	src   rand.Source
 	peers []int32   // remote peers, then the rack-mates
 	base  []float64 // per peer slot: latency of one packet before noise
-	fault []float64 // per peer slot: the fault's factor while it is on
 	nRem  int       // remote peers: slots [0, nRem)
 
 	pauses   bool    // this host pauses now and then
@@ -40,6 +39,7 @@ type node struct {
 	windows [2]time.Duration // each algorithm's RollingWindow
 	sched   [2]*datanode.Scheduler
 	out     [2][]report // reports made this tick
+	fast    *fastAgent  // slowpeer's fast path, or nil
 }
 
 // pause is one stop of a host, in nanoseconds since the run's start.
@@ -113,13 +113,17 @@ func (nd *node) waitNs(t int64) int64 {
 // send draws the blocks this node sends in the tick at offset o (its
 // own writes to remote peers and its relays to rack-mates) and records
 // them, per peer, for every algorithm's PeerMetrics at the tick's start.
-func (nd *node) send(s *sim, at time.Time, o int64, factor float64, on bool) {
+func (nd *node) send(s *sim, at time.Time, o int64, swing float64, on []*incident) {
 	tr := &s.traffic
 	for a := range nd.metrics {
 		if w := int64(o) / int64(nd.windows[a]); w != nd.window[a] {
 			nd.flush(a, s.cluster)
 			nd.window[a], nd.at[a] = w, at
 		}
+	}
+	if nd.fast != nil {
+		nd.sendCoverage(s, o, swing, on)
+		return
 	}
 	jitter := distuv.LogNormal{Mu: -tr.blockSigma * tr.blockSigma / 2, Sigma: tr.blockSigma, Src: nd.src}
 	poisson := distuv.Poisson{Lambda: tr.blocksPerTick, Src: nd.src}
@@ -131,10 +135,8 @@ func (nd *node) send(s *sim, at time.Time, o int64, factor float64, on bool) {
 		for range int(poisson.Rand()) {
 			slot := lo + nd.rng.IntN(hi-lo)
 			t := o + nd.rng.Int64N(tr.tick)
-			ms := nd.base[slot] * factor * jitter.Rand()
-			if on {
-				ms *= nd.fault[slot]
-			}
+			ms := nd.base[slot] * swing * jitter.Rand()
+			ms *= factor(on, s.cluster, nd.id, int(nd.peers[slot]), time.Duration(t))
 			// A pause on either end holds the whole block until it ends.
 			wait := max(nd.waitNs(t), s.nodes[nd.peers[slot]].waitNs(t))
 			ms += float64(wait) / float64(time.Millisecond)
@@ -171,9 +173,16 @@ func (nd *node) flush(a int, c *cluster) {
 func (nd *node) beat(a int, c *cluster, from, to time.Time, withLatencies bool, lookAgain time.Duration) {
 	sc, m := nd.sched[a], nd.metrics[a]
 	nd.out[a] = nd.out[a][:0]
+	fast := a == 0 && nd.fast != nil
+	if fast {
+		nd.fast.beats = nd.fast.beats[:0]
+	}
 	for hb := from.Add(sc.Next(from)); hb.Before(to); hb = hb.Add(sc.Next(hb)) {
 		if !sc.Begin(hb) {
 			sc.Delivered(hb, false)
+			if fast {
+				nd.fast.beats = append(nd.fast.beats, beatAt{at: int64(hb.Sub(epoch))})
+			}
 			continue
 		}
 		nd.flush(a, c)
@@ -183,6 +192,9 @@ func (nd *node) beat(a int, c *cluster, from, to time.Time, withLatencies bool, 
 			r.latencies = d.PeerLatencies
 		}
 		nd.out[a] = append(nd.out[a], r)
+		if fast {
+			nd.fast.beats = append(nd.fast.beats, beatAt{at: int64(hb.Sub(epoch)), report: &r})
+		}
 		sc.Delivered(hb, true)
 		sc.Named(hb, d.SlowPeers, lookAgain)
 	}

@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"github.com/slowpeer/slowpeer/datanode"
+	"github.com/slowpeer/slowpeer/diagnosis"
+	"github.com/slowpeer/slowpeer/suspect"
+	"github.com/slowpeer/slowpeer/tracker"
 )
 
 // Result is the outcome of one run, in the JSON shape of
@@ -17,10 +20,18 @@ type Result struct {
 	Nodes    int      `json:"nodes"`
 	Scenario Scenario `json:"scenario"`
 	Seed     uint64   `json:"seed"`
+	// NodeDays is the measured part's nodes × days.
+	NodeDays float64 `json:"nodeDays"`
 	// Slowpeer are slowpeer's figures at its defaults, Hadoop those of
 	// Hadoop's algorithm at Hadoop's defaults, on the same packets.
 	Slowpeer Metrics `json:"slowpeer"`
 	Hadoop   Metrics `json:"hadoop"`
+	// WithoutFastPath, with the fast path (Config.FastPath), are
+	// slowpeer's figures without it on the same packets: today's path of
+	// reports, diagnosis and slow set alone.
+	WithoutFastPath *Metrics `json:"withoutFastPath,omitempty"`
+	// Cost is what the fast path cost, with it.
+	Cost *Cost `json:"cost,omitempty"`
 
 	// Truth lists what was at fault (not in the JSON contract).
 	Truth []string `json:"-"`
@@ -40,6 +51,7 @@ type sim struct {
 	traffic  traffic
 	nodes    []*node
 	services [2]*service
+	fast     *fastPath // slowpeer's fast path, or nil
 	workers  int
 	swing    float64 // phase of the daily load swing, in radians
 	// reading is the read of the services still running (read): it must
@@ -78,8 +90,18 @@ func Run(ctx context.Context, cfg Config, progress func(done, total int)) (Resul
 	}
 	s.reading.Wait()
 	hours := float64(time.Duration(ticks)*cfg.Tick-cfg.Warmup) / float64(time.Hour)
+	end := epoch.Add(time.Duration(ticks) * cfg.Tick)
 	r := Result{Nodes: cfg.Nodes, Scenario: cfg.Scenario, Seed: cfg.Seed, Truth: s.fault.truth,
-		Slowpeer: s.services[0].score.metrics(hours), Hadoop: s.services[1].score.metrics(hours)}
+		NodeDays: float64(cfg.Nodes) * hours / 24,
+		Slowpeer: s.services[0].score.metrics(hours, end), Hadoop: s.services[1].score.metrics(hours, end)}
+	if s.fast != nil {
+		without := r.Slowpeer
+		r.Slowpeer, r.WithoutFastPath = s.services[0].fast.score.metrics(hours, end), &without
+		for _, nd := range s.nodes {
+			s.fast.cost.own += nd.fast.own
+		}
+		r.Cost = s.fast.cost.cost(float64(cfg.Nodes) * hours)
+	}
 	if cfg.Scenario == Healthy {
 		return withHealthyDisks(ctx, cfg, r)
 	}
@@ -96,17 +118,28 @@ func newSim(cfg Config) (*sim, error) {
 	if s.workers == 0 {
 		s.workers = 2
 	}
-	s.fault = newFault(cfg.Scenario, c, rng)
+	s.fault = newFault(cfg, c, rng)
 	s.traffic = newTraffic(cfg, s.fault)
 	onset := epoch.Add(cfg.Warmup)
 	for a, alg := range []Algorithm{cfg.Slowpeer, cfg.Hadoop} {
-		if s.services[a], err = newService(alg, c, newScore(onset, s.fault.truth)); err != nil {
+		if s.services[a], err = newService(alg, c, newScore(onset, &s.fault)); err != nil {
 			return nil, err
 		}
+	}
+	if cfg.FastPath != nil {
+		fc := *cfg.FastPath
+		fc.Rack = c.topology.Rack
+		s.fast = newFastPath(cfg, c, &s.fault, suspect.New(fc))
+		set := cfg.Slowpeer.SlowSet
+		s.services[0].fast = &fastSets{nodes: tracker.NewSlowSet(set), links: tracker.NewSlowSet(diagnosis.LinkSlowSetConfig(set)),
+			score: newScore(onset, &s.fault)}
 	}
 	s.nodes = make([]*node, c.n)
 	for i := range c.n {
 		s.nodes[i] = s.newNode(i)
+		if s.fast != nil {
+			s.nodes[i].fast = newFastAgent(cfg.Seed, s.nodes[i], c, cfg.Slowpeer.Agent, cfg.JitterSigma)
+		}
 	}
 	return s, nil
 }
@@ -128,7 +161,6 @@ func (s *sim) newNode(i int) *node {
 	}
 	for _, j := range nd.peers {
 		nd.base = append(nd.base, c.linkBaseMs(i, int(j)))
-		nd.fault = append(nd.fault, s.fault.factor(c, i, int(j), cfg.SlowFactor))
 	}
 	for a, alg := range []Algorithm{cfg.Slowpeer, cfg.Hadoop} {
 		nd.sumMs[a], nd.count[a] = make([]float64, len(nd.peers)), make([]int64, len(nd.peers))
@@ -179,14 +211,28 @@ func (s *sim) tick(k int) error {
 	}
 	// The services are read from half an hour before the fault on, time
 	// for the slow sets to settle; before, the reports are only stored.
-	if time.Duration(o)+tick > s.cfg.Warmup-readBefore && (time.Duration(o)+tick)%s.cfg.ReadInterval == 0 {
-		for _, sv := range s.services {
-			s.reading.Go(func() { sv.score.observe(end, sv.step(end, s.cluster)) })
+	read := func() {
+		if time.Duration(o)+tick > s.cfg.Warmup-readBefore && (time.Duration(o)+tick)%s.cfg.ReadInterval == 0 {
+			for _, sv := range s.services {
+				s.reading.Go(func() {
+					members, kind := sv.step(end, s.cluster)
+					sv.score.observe(end, members, kind)
+				})
+			}
 		}
 	}
-	on := s.fault.active(time.Duration(o) - s.cfg.Warmup)
-	factor := 1 + 0.25*math.Sin(2*math.Pi*float64(o)/float64(24*time.Hour)+s.swing)
-	s.each(func(nd *node) { nd.send(s, at, o, factor, on) })
+	if s.fast == nil {
+		read()
+	}
+	on := s.fault.on(time.Duration(o), time.Duration(o)+tick)
+	swing := 1 + 0.25*math.Sin(2*math.Pi*float64(o)/float64(24*time.Hour)+s.swing)
+	s.each(func(nd *node) { nd.send(s, at, o, swing, on) })
+	if s.fast != nil {
+		// The fast path's events of the tick come before the read at its
+		// end, which touches the same slow sets.
+		s.fast.tick(s, s.services[0], o, swing)
+		read()
+	}
 	return nil
 }
 

@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/slowpeer/slowpeer/diagnosis"
 )
 
 // Scenario names a fault, as `slowpeer simulate -scenario` takes it.
@@ -34,6 +32,9 @@ const (
 	// Flapping makes one node a slow host during the first half of every
 	// hour of the measured part.
 	Flapping Scenario = "flapping"
+	// MildSlow makes one node a slow host by a factor drawn between
+	// MildFactorMin and MildFactorMax (1.5 to 3) instead of SlowFactor.
+	MildSlow Scenario = "mild-slow"
 	// GCPauses gives a third of the hosts frequent heavy-tailed pauses
 	// (garbage collection, a busy disk); nobody is truly slow.
 	GCPauses Scenario = "gc-pauses"
@@ -41,7 +42,13 @@ const (
 
 var scenarios = map[Scenario]bool{
 	Healthy: true, SlowReceiver: true, SlowSender: true, SlowHost: true, SlowLink: true,
-	SlowRack: true, OnePercentSlow: true, Flapping: true, GCPauses: true,
+	SlowRack: true, OnePercentSlow: true, Flapping: true, MildSlow: true, GCPauses: true,
+}
+
+// hasIncidents reports whether sc injects faults (not healthy, gc-pauses
+// or a disk scenario).
+func hasIncidents(sc Scenario) bool {
+	return scenarios[sc] && sc != Healthy && sc != GCPauses && !isDisk(sc)
 }
 
 // Scenarios returns every scenario, sorted.
@@ -80,82 +87,64 @@ const (
 	pauseShareGC, pausesPerHourGC = 1.0 / 3, 12.0
 )
 
-// fault is what a scenario makes slow, by node index.
+// fault is what a scenario makes slow: its incidents, and the pauses
+// every host may take.
 type fault struct {
-	slowIn, slowOut map[int]bool
-	link            [2]int // a slow link, both ways, when hasLink
-	hasLink         bool
-	rack            int // a slow rack's uplink, or -1
-	flapping        bool
-	pauseShare      float64
-	pausesPerHour   float64
-	truth           []string // entities at fault
+	incidents     []incident
+	pauseShare    float64
+	pausesPerHour float64
+	truth         []string             // entities at fault in some incident, sorted
+	start         map[string]time.Time // entity → the start of its (first) incident
 }
 
-// newFault draws the fault of sc in cluster c.
-func newFault(sc Scenario, c *cluster, rng *rand.Rand) fault {
-	f := fault{slowIn: map[int]bool{}, slowOut: map[int]bool{}, rack: -1,
-		pauseShare: pauseShareDefault, pausesPerHour: pausesPerHourDefault}
-	one := rng.IntN(c.n)
-	switch sc {
-	case SlowReceiver:
-		f.slowIn[one] = true
-	case SlowSender:
-		f.slowOut[one] = true
-	case SlowHost:
-		f.slowIn[one], f.slowOut[one] = true, true
-	case Flapping:
-		f.slowIn[one], f.slowOut[one], f.flapping = true, true, true
-	case OnePercentSlow:
-		for _, i := range rng.Perm(c.n)[:max(1, c.n/100)] {
-			f.slowIn[i], f.slowOut[i] = true, true
-		}
-	case SlowLink:
-		peer := c.remote[one][rng.IntN(len(c.remote[one]))]
-		f.link, f.hasLink = [2]int{one, int(peer)}, true
-		f.truth = []string{diagnosis.LinkEntity(c.names[one], c.names[peer])}
-	case SlowRack:
-		f.rack = c.rackOf[one]
-		for i := range c.n {
-			if c.rackOf[i] == f.rack {
-				f.truth = append(f.truth, c.names[i])
-			}
-		}
-	case GCPauses:
+// newFault draws the fault of cfg's scenario in cluster c: one incident
+// from the end of the warmup to the end of the run, or cfg.Incidents of
+// them on fresh nodes (incident.go).
+func newFault(cfg Config, c *cluster, rng *rand.Rand) fault {
+	f := fault{pauseShare: pauseShareDefault, pausesPerHour: pausesPerHourDefault, start: map[string]time.Time{}}
+	if cfg.Scenario == GCPauses {
 		f.pauseShare, f.pausesPerHour = pauseShareGC, pausesPerHourGC
 	}
-	for i := range c.n {
-		if f.slowIn[i] || f.slowOut[i] {
-			f.truth = append(f.truth, c.names[i])
+	if cfg.Incidents == 0 {
+		in, ok := firstIncident(cfg, c, rng)
+		if ok {
+			f.incidents = []incident{in}
+		}
+	} else {
+		f.incidents = drawIncidents(cfg, c)
+	}
+	for _, in := range f.incidents {
+		for _, e := range in.truth {
+			if _, ok := f.start[e]; !ok {
+				f.start[e] = epoch.Add(in.from)
+				f.truth = append(f.truth, e)
+			}
 		}
 	}
 	slices.Sort(f.truth)
 	return f
 }
 
-// active reports whether the fault is on at offset since the start of
-// the measured part (negative during the warmup).
-func (f *fault) active(offset time.Duration) bool {
-	if offset < 0 {
-		return false
+// on returns the incidents that may be on during [from, to), offsets
+// since the run's start.
+func (f *fault) on(from, to time.Duration) []*incident {
+	var out []*incident
+	for k := range f.incidents {
+		if in := &f.incidents[k]; in.from < to && in.to > from {
+			out = append(out, in)
+		}
 	}
-	return !f.flapping || offset%time.Hour < 30*time.Minute
+	return out
 }
 
-// factor is what the fault multiplies the latency of i sending to j by.
-func (f *fault) factor(c *cluster, i, j int, slow float64) float64 {
+// factor is what the incidents of on multiply the latency of i sending to
+// j by at offset t since the run's start.
+func factor(on []*incident, c *cluster, i, j int, t time.Duration) float64 {
 	x := 1.0
-	if f.slowOut[i] {
-		x *= slow
-	}
-	if f.slowIn[j] {
-		x *= slow
-	}
-	if f.hasLink && (f.link == [2]int{i, j} || f.link == [2]int{j, i}) {
-		x *= slow
-	}
-	if f.rack >= 0 && (c.rackOf[i] == f.rack) != (c.rackOf[j] == f.rack) {
-		x *= slow
+	for _, in := range on {
+		if in.active(t) {
+			x *= in.factor(c, i, j)
+		}
 	}
 	return x
 }

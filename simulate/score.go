@@ -28,6 +28,10 @@ type Metrics struct {
 	// makes none, one that enters, leaves and comes back makes two.
 	FlapsPerHour float64 `json:"flapsPerHour"`
 
+	// Incidents are the figures per incident (incidentscore.go); absent
+	// for the disks.
+	Incidents *IncidentMetrics `json:"incidents,omitempty"`
+
 	// FalsePositiveEntities names the false positives, sorted (not in the
 	// JSON contract).
 	FalsePositiveEntities []string `json:"-"`
@@ -41,8 +45,8 @@ type Quantiles struct {
 
 // score follows one algorithm's slow set over the measured part.
 type score struct {
-	start time.Time // the measured part begins: the fault's onset
-	truth map[string]bool
+	start time.Time            // the measured part begins
+	truth map[string]time.Time // entity at fault → the start of its incident
 
 	prev    map[string]bool // members at the previous step
 	atStart map[string]bool // members when the measured part began
@@ -50,19 +54,22 @@ type score struct {
 	found   map[string]time.Duration // entity at fault → time to detect
 	changes map[string]int
 	begun   bool
+	inc     incidentScore
+	disks   bool // scores disks: no incident figures
 }
 
-func newScore(start time.Time, truth []string) *score {
-	s := &score{start: start, truth: map[string]bool{}, prev: map[string]bool{},
+// newScore follows a slow set from start on; f says what is at fault and
+// when.
+func newScore(start time.Time, f *fault) *score {
+	s := &score{start: start, truth: f.start, prev: map[string]bool{},
 		ever: map[string]bool{}, found: map[string]time.Duration{}, changes: map[string]int{}}
-	for _, t := range truth {
-		s.truth[t] = true
-	}
+	s.inc = newIncidentScore(f.incidents)
 	return s
 }
 
-// observe records the members at now.
-func (s *score) observe(now time.Time, members []string) {
+// observe records the members at now; kind says what the slow set calls
+// a member (nil: nothing).
+func (s *score) observe(now time.Time, members []string, kind func(entity string) string) {
 	cur := make(map[string]bool, len(members))
 	for _, m := range members {
 		cur[m] = true
@@ -73,8 +80,10 @@ func (s *score) observe(now time.Time, members []string) {
 		}
 		for m := range cur {
 			s.ever[m] = true
-			if _, ok := s.found[m]; s.truth[m] && !ok {
-				s.found[m] = now.Sub(s.start)
+			if _, ok := s.found[m]; !ok {
+				if start, at := s.truth[m]; at && !now.Before(start) {
+					s.found[m] = now.Sub(start)
+				}
 			}
 			if !s.prev[m] {
 				s.changes[m]++
@@ -85,16 +94,33 @@ func (s *score) observe(now time.Time, members []string) {
 				s.changes[m]++
 			}
 		}
+		s.inc.observe(now, s.prev, cur, kind)
 	}
 	s.prev = cur
 }
 
-// metrics returns the figures of a measured part of hours hours.
-func (s *score) metrics(hours float64) Metrics {
+// newDiskScore follows a slow set of disks from start on, truth at fault
+// from start.
+func newDiskScore(start time.Time, truth []string) *score {
+	f := fault{start: map[string]time.Time{}}
+	for _, t := range truth {
+		f.start[t] = start
+	}
+	s := newScore(start, &f)
+	s.disks = true
+	return s
+}
+
+// metrics returns the figures of a measured part of hours hours, which
+// ends at end.
+func (s *score) metrics(hours float64, end time.Time) Metrics {
 	var m Metrics
+	if !s.disks {
+		m.Incidents = s.inc.metrics(end)
+	}
 	tp := 0
 	for e := range s.ever {
-		if s.truth[e] {
+		if _, at := s.truth[e]; at {
 			tp++
 		} else {
 			m.FalsePositiveEntities = append(m.FalsePositiveEntities, e)

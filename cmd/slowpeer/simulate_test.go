@@ -26,26 +26,55 @@ func TestSimulateJSON(t *testing.T) {
 		P50 float64 `json:"p50"`
 		P95 float64 `json:"p95"`
 	}
+	type incidents struct {
+		Incidents          *int       `json:"incidents"`
+		AtFault            *int       `json:"atFault"`
+		Detected           *int       `json:"detected"`
+		Recall             *float64   `json:"recall"`
+		Precision          *float64   `json:"precision"`
+		FalsePositives     *int       `json:"falsePositives"`
+		TimeToEnterSeconds *quantiles `json:"timeToEnterSeconds"`
+		KindRight          *float64   `json:"kindRight"`
+		FlapsPerHour       *float64   `json:"flapsPerHour"`
+	}
 	type metrics struct {
 		Precision           *float64   `json:"precision"`
 		Recall              *float64   `json:"recall"`
 		FalsePositives      *int       `json:"falsePositives"`
 		TimeToDetectSeconds *quantiles `json:"timeToDetectSeconds"`
 		FlapsPerHour        *float64   `json:"flapsPerHour"`
+		Incidents           *incidents `json:"incidents"`
+	}
+	type sizes struct {
+		P50 int `json:"p50"`
+		P99 int `json:"p99"`
+	}
+	type cost struct {
+		HeartbeatBytes struct {
+			WithoutReport sizes `json:"withoutReport"`
+			WithReport    sizes `json:"withReport"`
+		} `json:"heartbeatBytes"`
+		ProbeBlocksPerAgentHour     *float64 `json:"probeBlocksPerAgentHour"`
+		RequestedBlocksPerAgentHour *float64 `json:"requestedBlocksPerAgentHour"`
+		RequestsIgnored             *int     `json:"requestsIgnored"`
 	}
 	var got struct {
-		Nodes    int      `json:"nodes"`
-		Scenario string   `json:"scenario"`
-		Seed     uint64   `json:"seed"`
-		Slowpeer *metrics `json:"slowpeer"`
-		Hadoop   *metrics `json:"hadoop"`
+		Nodes           int      `json:"nodes"`
+		Scenario        string   `json:"scenario"`
+		Seed            uint64   `json:"seed"`
+		NodeDays        *float64 `json:"nodeDays"`
+		Slowpeer        *metrics `json:"slowpeer"`
+		Hadoop          *metrics `json:"hadoop"`
+		WithoutFastPath *metrics `json:"withoutFastPath"`
+		Cost            *cost    `json:"cost"`
 	}
 	dec := json.NewDecoder(strings.NewReader(out))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&got); err != nil {
 		t.Fatalf("%s: %v", out, err)
 	}
-	if got.Nodes != 80 || got.Scenario != "slow-host" || got.Seed != 3 || got.Slowpeer == nil || got.Hadoop == nil {
+	if got.Nodes != 80 || got.Scenario != "slow-host" || got.Seed != 3 || got.Slowpeer == nil || got.Hadoop == nil ||
+		got.WithoutFastPath == nil || got.Cost == nil || got.NodeDays == nil || got.Slowpeer.Incidents == nil {
 		t.Fatalf("got %s", out)
 	}
 	s := got.Slowpeer
@@ -73,5 +102,25 @@ func TestSimulateTableAndErrors(t *testing.T) {
 		if code, _, errOut := runCmd(t, "", args...); code != 2 || errOut == "" {
 			t.Errorf("%v: exit %d, stderr %q", args, code, errOut)
 		}
+	}
+}
+
+// TestSimulateWithoutFastPath checks that slowpeer.suspect.enabled=false
+// runs today's path alone: no figures without the fast path, no cost.
+func TestSimulateWithoutFastPath(t *testing.T) {
+	code, out, errOut := runCmd(t, "", "simulate", "-nodes", "80", "-scenario", "slow-host", "-hours", "0.1", "-warmup", "10m", "-json",
+		"-D", "slowpeer.suspect.enabled=false")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var got map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := got["withoutFastPath"]; ok {
+		t.Fatalf("withoutFastPath without the fast path: %s", out)
+	}
+	if _, ok := got["cost"]; ok {
+		t.Fatalf("cost without the fast path: %s", out)
 	}
 }
