@@ -263,7 +263,7 @@ func DefaultConfig() Config {
 }
 
 // DefaultLocalConfig returns DefaultConfig shortened from minutes to
-// seconds for a cluster on one machine (the demo, end-to-end tests), where
+// seconds for a cluster on one machine (the disk demo, end-to-end tests), where
 // a slow node must show within seconds. The service of such a cluster uses
 // namenode.DefaultLocalConfig, which expects this schedule.
 //

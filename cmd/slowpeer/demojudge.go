@@ -6,72 +6,66 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/slowpeer/slowpeer/diagnosis"
 	"github.com/slowpeer/slowpeer/reports"
+	"github.com/slowpeer/slowpeer/suspect"
 )
 
-// judge looks at the tracker's top and the diagnosis once. The diagnosis
-// names the slow node when it has a finding of it with at least
-// demoQuorum measured pairs behind it (for a pair-rate fault: a link
-// between it and its peer); judge returns that finding's kind and pairs,
-// or "" when there is none. Every other node that the diagnosis names, or
-// that demoQuorum peers report to the tracker, is a false positive. judge
-// notes when the slow node had its first reporter in the tracker.
-func (d *demo) judge(top []reports.SlowNode, findings []diagnosis.Finding) (kind string, reporters int) {
+// judge looks at the service's slow sets once: the slow node is found
+// when it is in the slow set of nodes (for a pair-rate fault: when the
+// link between it and its peer is in the slow set of links), what alerts
+// and moves work. judge returns its entry's kind and pairs, and whether
+// the fast path confirmed it, or "" while it is not in. Every other node
+// in the slow set of nodes, and every link in the slow set of links but
+// one of the slow node's, is a false positive. judge notes when the slow
+// node had its first reporter in the tracker.
+func (d *demo) judge(now time.Time, top []reports.SlowNode) (kind string, pairs int, fast bool) {
 	expected := func(node string) bool { return node != "" && (node == d.slowID || node == d.peerID) }
 	for _, n := range top {
-		if n.Node == d.slowID {
-			if d.firstSeen == 0 {
-				d.firstSeen = d.since()
-			}
-		} else if !expected(n.Node) && len(n.Reporters) >= demoQuorum {
-			d.falsePositive(n.Node, fmt.Sprintf("reported to the tracker by %d peers", len(n.Reporters)))
+		if n.Node == d.slowID && d.firstSeen == 0 {
+			d.firstSeen = d.since()
 		}
 	}
-	for _, f := range findings {
+	nodes, links := d.srv.SlowSets(now)
+	for _, e := range nodes {
 		switch {
-		case f.Kind == diagnosis.Link && d.peerID != "" && expected(f.Node) && expected(f.Peer):
-			kind, reporters = string(f.Kind), f.Reporters
-		case f.Kind != diagnosis.Link && f.Node == d.slowID && d.peerID == "":
-			kind, reporters = string(f.Kind), f.Reporters
-		case f.Kind == diagnosis.Link && expected(f.Node) && expected(f.Peer):
+		case e.Node == d.slowID && d.peerID == "":
+			kind, pairs = e.Kind, e.Pairs
+		case expected(e.Node):
+			// A bad pair's end: not the fault's kind, not a false positive.
+		default:
+			d.falsePositive(e.Node, fmt.Sprintf("entered the slow set as %s from %d pairs, %.2f ms against %.2f ms",
+				e.Kind, e.Pairs, e.LatencyMs, e.MedianMs))
+		}
+	}
+	for _, e := range links {
+		switch {
+		case d.peerID != "" && expected(e.Node) && expected(e.Peer):
+			kind, pairs = e.Kind, e.Pairs
+		case e.Node == d.slowID || e.Peer == d.slowID:
 			// A slow node's link to one of its peers: no false positive.
 		default:
-			for _, n := range []string{f.Node, f.Peer} {
-				if n != "" && !expected(n) {
-					d.falsePositive(n, fmt.Sprintf("diagnosed %s (%s), %.2f ms against a median of %.2f ms",
-						f.Kind, findingSummary([]diagnosis.Finding{f}), f.LatencyMs, f.MedianMs))
+			for _, n := range []string{e.Node, e.Peer} {
+				if !expected(n) {
+					d.falsePositive(n, fmt.Sprintf("its link %s to %s entered the slow set of links as %s", e.Node, e.Peer, e.Kind))
 				}
 			}
 		}
 	}
-	if d.slowID == "" || kind == "" || d.peerID == "" && reporters < demoQuorum {
-		return "", 0
+	if d.slowID == "" || kind == "" {
+		return "", 0, false
 	}
-	return kind, reporters
-}
-
-// judgedBothWays tells whether the diagnosis can judge the slow node in
-// both directions from cells: as a sender (its own row) and as a receiver
-// (its peers' cells of it), each with enough pairs of enough samples.
-// Until then which way it is slow is not known: a host slow both ways
-// whose own row has not come yet (a slow host's agent is slow to gather
-// the packets of its first report) shows as a slow receiver.
-func (d *demo) judgedBothWays(cells []diagnosis.Cell) bool {
-	var row, column int
-	for _, c := range cells {
-		if c.Samples < diagnosis.DefaultMinSamples {
-			continue
-		}
-		if c.Reporter == d.slowID {
-			row++
-		}
-		if c.Peer == d.slowID {
-			column++
+	for _, v := range d.srv.Suspects(now) {
+		if v.State == suspect.Confirmed && expected(v.Node) && (d.peerID == "" || expected(v.Peer)) {
+			fast = true
+			if pairs == 0 { // admitted by the fast path: the reporters that opened it
+				pairs = v.Evidence.Reporters
+			}
 		}
 	}
-	return row >= diagnosis.DefaultMinPairs && column >= diagnosis.DefaultMinPairs
+	return kind, pairs, fast
 }
 
 // falsePositive notes that node counts as found though nothing was
@@ -105,9 +99,11 @@ func findingSummary(fs []diagnosis.Finding) string {
 
 // demoResult is what "demo -json" prints (DESIGN.md, "demo -fault").
 //
-// Reporters is, once found, the measured pairs the diagnosis's finding
-// rests on (diagnosis.Finding.Reporters; 2 directions at most for a link),
-// before that the peers that report the slow node to the tracker.
+// TimeToDetectSeconds is when the slow node entered the slow set (for a
+// disk fault: when its slow volume was reported for a report interval),
+// and Kind its kind there. Reporters is, once found, the pairs its
+// slow-set entry rests on (for a link, 2 directions at most), before that
+// the peers that report the slow node to the tracker.
 type demoResult struct {
 	Injected            *demoInjected `json:"injected"`
 	Found               bool          `json:"found"`

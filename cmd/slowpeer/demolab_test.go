@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +15,7 @@ import (
 // labDemo runs "demo -json" with args in the network lab and returns its
 // result. Without root or iproute2 the test is skipped (it fails under
 // SLOWPEER_REQUIRE_SERVICES=1). It checks that the demo left no
-// namespace behind.
+// namespace behind, and removes any it did.
 func labDemo(t *testing.T, args ...string) demoResult {
 	t.Helper()
 	if err := netlab.Check(); err != nil {
@@ -31,6 +32,9 @@ func labDemo(t *testing.T, args ...string) demoResult {
 	for _, e := range entries {
 		if pid, ok := owner(e.Name()); ok && pid == os.Getpid() {
 			t.Errorf("namespace %s left behind", e.Name())
+			if out, err := exec.Command("ip", "netns", "delete", e.Name()).CombinedOutput(); err != nil {
+				t.Errorf("remove namespace %s: %v: %s", e.Name(), err, out)
+			}
 		}
 	}
 	return r
@@ -53,17 +57,17 @@ func owner(name string) (int, bool) {
 	return n, pid != ""
 }
 
-// TestDemoLabFaults: each kernel-made fault is found, within the minute
-// of -json, and classified as what it is; nothing else is reported.
+// TestDemoLabFaults: at the production defaults, each kernel-made fault
+// enters the slow set within the minute of -json, classified as what it
+// is; nothing else enters it.
 func TestDemoLabFaults(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs a cluster in network namespaces for about 10 s a fault")
+		t.Skip("runs a cluster in network namespaces for up to a minute a fault")
 	}
 	for fault, kind := range map[string]string{
-		"send-rate=20mbit":    "outbound",
-		"receive-rate=20mbit": "inbound",
-		"link-rate=20mbit":    "both",
-		"pair-rate=20mbit":    "link", // found only as the link between the slow node and its peer
+		"receive-rate=100mbit": "inbound",
+		"send-rate=20mbit":     "outbound",
+		"pair-rate=20mbit":     "link", // the link between the slow node and its peer
 	} {
 		t.Run(fault, func(t *testing.T) {
 			r := labDemo(t, "-fault", fault, "-slow", "2")
@@ -72,8 +76,11 @@ func TestDemoLabFaults(t *testing.T) {
 			if r.Injected == nil || r.Injected.Fault != fault || r.Injected.Node != "10.213.0.13:9866" {
 				t.Fatalf("injected %+v, want %s on agent 2 (10.213.0.13:9866)", r.Injected, fault)
 			}
-			if !r.Found || r.Kind == nil || *r.Kind != kind || r.TimeToDetectSeconds == nil {
-				t.Fatalf("result %+v: want found as %s", r, kind)
+			if !r.Found || r.Kind == nil || r.TimeToDetectSeconds == nil {
+				t.Fatalf("result %s: want it in the slow set within a minute", b)
+			}
+			if *r.Kind != kind {
+				t.Errorf("result %s: in the slow set as %s, want %s", b, *r.Kind, kind)
 			}
 			if len(r.FalsePositives) > 0 {
 				t.Errorf("false positives %q", r.FalsePositives)
@@ -82,12 +89,13 @@ func TestDemoLabFaults(t *testing.T) {
 	}
 }
 
-// TestDemoLabHealthy: agents in namespaces without a fault report nobody.
+// TestDemoLabHealthy: agents in namespaces without a fault put nobody in
+// the slow set.
 func TestDemoLabHealthy(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs a cluster in network namespaces for 20 s")
+		t.Skip("runs a cluster in network namespaces for 40 s")
 	}
-	r := labDemo(t, "-lab", "-fault", "none", "-duration", "20s")
+	r := labDemo(t, "-lab", "-fault", "none", "-duration", "40s")
 	if r.Injected != nil || r.Found || r.Kind != nil || len(r.FalsePositives) > 0 {
 		t.Fatalf("healthy lab: %+v, want nobody reported", r)
 	}

@@ -9,34 +9,32 @@ import (
 
 	"github.com/slowpeer/slowpeer/dashboard"
 	"github.com/slowpeer/slowpeer/datanode"
-	"github.com/slowpeer/slowpeer/diagnosis"
 	"github.com/slowpeer/slowpeer/namenode"
 	"github.com/slowpeer/slowpeer/reports"
+	"github.com/slowpeer/slowpeer/suspect"
 )
 
 // watch prints progress until the slow node is found, the deadline
-// passes or ctx ends. A slow node is found once the diagnosis names it
-// (for a pair-rate fault: a link between it and its peer) and, unless the
-// fault is a bad link, demoQuorum peers report it, with the same kind for
-// a whole report interval, and only once the slow node's own row and its
-// peers' cells of it are in (judgedBothWays): the first reports of a
-// cluster fill the matrix a row at a time, and which way a host is slow
-// shows only once both are in. The time to detect is when that kind
-// first showed. Every other node reported or diagnosed slow meanwhile is a
-// false positive.
+// passes or ctx ends. A slow node is found once it enters the service's
+// slow set (judge), at that moment, with the kind of its entry. A slow
+// disk is found once its volume has been reported for a whole report
+// interval (judgeDisks), at the first report. Every other node in the
+// slow set meanwhile is a false positive.
 func (d *demo) watch(ctx context.Context, w io.Writer) {
 	deadline := demoDeadline
 	switch {
 	case d.flags.json && d.flags.duration > 0:
 		deadline = d.flags.duration
 	case d.flags.json:
-	case d.slowID == "":
+	case d.slowID == "" && d.disks != nil:
 		deadline = demoQuietReports * d.agentCfg.ReportInterval
+	case d.slowID == "":
+		deadline = demoQuiet
 	}
 	check := time.NewTicker(demoCheckEvery)
 	defer check.Stop()
 	lastProgress := time.Duration(0)
-	seen, seenAt := "", time.Duration(0) // the kind judged, since when
+	seen, seenAt := "", time.Duration(0) // the slow disk's kind, since when
 	for {
 		select {
 		case <-ctx.Done():
@@ -44,28 +42,26 @@ func (d *demo) watch(ctx context.Context, w io.Writer) {
 		case <-check.C:
 		}
 		top := d.top()
-		findings := d.srv.SlowNodeFindings()
 		elapsed := d.since()
-		kind, reporters := d.judge(top, findings)
+		kind, pairs, fast := d.judge(time.Now(), top)
 		// Asked at every check, so that the service keeps gathering them.
-		cells, _ := d.srv.PeerLatencyCells(0)
-		if kind != "" && !d.judgedBothWays(cells) {
-			kind = ""
-		}
+		d.srv.PeerLatencyCells(0)
 		if d.disks != nil {
-			kind, reporters = d.judgeDisks(ctx)
-		}
-		switch {
-		case kind == "":
-			seen = ""
-		case kind != seen:
-			seen, seenAt = kind, elapsed
-		case d.found == 0 && elapsed-seenAt >= d.agentCfg.ReportInterval:
-			d.found, d.kind, d.reporters = seenAt, kind, reporters
+			kind, pairs = d.judgeDisks(ctx)
+			switch {
+			case kind == "":
+				seen = ""
+			case kind != seen:
+				seen, seenAt = kind, elapsed
+			case d.found == 0 && elapsed-seenAt >= d.agentCfg.ReportInterval:
+				d.found, d.kind, d.reporters = seenAt, kind, pairs
+			}
+		} else if kind != "" && d.found == 0 {
+			d.found, d.kind, d.reporters, d.fast = elapsed, kind, pairs, fast
 		}
 		if elapsed-lastProgress >= demoProgressEvery {
 			lastProgress = elapsed
-			d.printProgress(w, top, findings)
+			d.printProgress(w, top)
 		}
 		if d.found > 0 || elapsed >= deadline {
 			return
@@ -79,9 +75,9 @@ func (d *demo) top() []reports.SlowNode {
 }
 
 // printProgress prints one line: the agents' counters summed, how many
-// agents have enough peers to test, the slow nodes in top and the
-// diagnosis.
-func (d *demo) printProgress(w io.Writer, top []reports.SlowNode, findings []diagnosis.Finding) {
+// agents have enough peers to test, the fast path's suspects, the slow
+// set, the slow nodes in top and the diagnosis.
+func (d *demo) printProgress(w io.Writer, top []reports.SlowNode) {
 	var s datanode.Stats
 	ready := 0 // agents with enough peers for the outlier test
 	now := time.Now()
@@ -100,9 +96,47 @@ func (d *demo) printProgress(w io.Writer, top []reports.SlowNode, findings []dia
 	if d.disks != nil {
 		disks = "; slow disks: " + d.diskSummary
 	}
-	fmt.Fprintf(w, "[%5.1fs] heartbeats %d, probe blocks %d, packets timed %d, reports %d, agents testing %d/%d; slow: %s; diagnosis: %s%s\n",
-		d.since().Seconds(), s.HeartbeatsSent, s.ProbeBlocks, s.LatenciesRecorded, s.ReportsSent, ready, len(d.agents), slowSummary(top),
-		findingSummary(findings), disks)
+	fmt.Fprintf(w, "[%5.1fs] heartbeats %d, probe blocks %d, packets timed %d, reports %d, agents testing %d/%d; suspects: %s; slow set: %s; reported: %s; diagnosis: %s%s\n",
+		d.since().Seconds(), s.HeartbeatsSent, s.ProbeBlocks, s.LatenciesRecorded, s.ReportsSent, ready, len(d.agents),
+		suspectSummary(d.srv.Suspects(now)), d.slowSetSummary(now), slowSummary(top), findingSummary(d.srv.SlowNodeFindings()), disks)
+}
+
+// suspectSummary is one line naming the fast path's suspicions but the
+// cleared ones, with their kind and state.
+func suspectSummary(vs []suspect.View) string {
+	var parts []string
+	for _, v := range vs {
+		if v.State == suspect.Cleared {
+			continue
+		}
+		name := v.Node
+		if v.Peer != "" {
+			name += " to " + v.Peer
+		}
+		parts = append(parts, fmt.Sprintf("%s %s %s", name, v.Kind, v.State))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// slowSetSummary is one line naming the members of the slow sets, with
+// their kind.
+func (d *demo) slowSetSummary(now time.Time) string {
+	nodes, links := d.srv.SlowSets(now)
+	var parts []string
+	for _, e := range append(nodes, links...) {
+		name := e.Node
+		if e.Peer != "" {
+			name += " to " + e.Peer
+		}
+		parts = append(parts, name+" "+e.Kind)
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // slowSummary is one line naming the slow nodes and their reporters.
@@ -140,45 +174,51 @@ func (d *demo) report(ctx context.Context, w io.Writer) error {
 	if d.disks != nil {
 		return d.reportDisks(ctx, w)
 	}
-	var others []string
+	fmt.Fprintf(w, "Slow set (%s): %s\n\n", namenode.SlowSetPath, d.slowSetSummary(time.Now()))
 	reporters := 0
 	for _, n := range nodes {
 		if n.Node == d.slowID {
 			reporters = len(n.Reporters)
-		} else {
-			others = append(others, n.Node)
 		}
 	}
+	fp := d.result().FalsePositives
 	if d.slowID == "" {
 		verdict := "none (correct)"
-		if len(others) > 0 {
-			verdict = fmt.Sprintf("%d, false alarms: %s", len(others), strings.Join(others, " "))
+		if len(fp) > 0 {
+			verdict = fmt.Sprintf("%d, false alarms: %s", len(fp), strings.Join(fp, " "))
 		}
-		fmt.Fprintf(w, "Injected slow node: none (-fault none)\nNodes reported slow: %s\n", verdict)
+		fmt.Fprintf(w, "Injected slow node: none (-fault none)\nNodes in the slow set: %s\n", verdict)
 	} else {
 		fmt.Fprintf(w, "Injected slow node: %s (agent %d, -fault %s: %s)\n",
 			d.slowID, d.flags.slow, d.flags.fault, d.flags.fault.describe(d.peerID))
 		if d.found > 0 {
-			fmt.Fprintf(w, "Found: yes, diagnosed %s from %d measured pairs; reported to the tracker by %d of its %d peers\n",
-				d.kind, d.reporters, reporters, len(d.agents)-1)
+			by := "the diagnosis"
+			if d.fast {
+				by = "the fast path's confirmation"
+			}
+			fmt.Fprintf(w, "Found: yes, in the slow set as %s from %d pairs (%s); reported to the tracker by %d of its %d peers\n",
+				d.kind, d.reporters, by, reporters, len(d.agents)-1)
 			first := "no tracker report yet"
 			if d.firstSeen > 0 {
 				first = fmt.Sprintf("first tracker report after %v", d.firstSeen)
 			}
-			fmt.Fprintf(w, "Time to detect: %v (%s)\n", d.found, first)
+			fmt.Fprintf(w, "Time to the slow set: %v (%s)\n", d.found, first)
 		} else {
-			fmt.Fprintf(w, "Found: NO, not diagnosed after %v; reported to the tracker by %d of its %d peers\n",
+			fmt.Fprintf(w, "Found: NO, not in the slow set after %v; reported to the tracker by %d of its %d peers\n",
 				d.since(), reporters, len(d.agents)-1)
 		}
 		other := "none"
-		if fp := d.result().FalsePositives; len(fp) > 0 {
+		if len(fp) > 0 {
 			other = strings.Join(fp, " ")
 		}
-		fmt.Fprintf(w, "Other nodes reported slow: %s\n", other)
+		fmt.Fprintf(w, "Other nodes in the slow set: %s\n", other)
 	}
-	fmt.Fprintf(w, "\nLook at:\n  %s%s\n  %s%s\n  %s%s\n  %s%s\n  %s%s\n  %s%s\n  slowpeer report -namenode %s\n",
-		d.base, dashboard.Path, d.base, namenode.SlowPeersPath, d.base, namenode.SlowNodesPath, d.base, namenode.JMXPath, d.base, namenode.MetricsPath,
-		d.base, namenode.DataNodesPath, d.base)
+	fmt.Fprintf(w, "\nLook at:\n")
+	for _, p := range []string{dashboard.Path, namenode.SlowSetPath, namenode.SuspectsPath, namenode.SlowPeersPath, namenode.SlowNodesPath,
+		namenode.JMXPath, namenode.MetricsPath, namenode.DataNodesPath} {
+		fmt.Fprintf(w, "  %s%s\n", d.base, p)
+	}
+	fmt.Fprintf(w, "  slowpeer report -namenode %s\n", d.base)
 	return nil
 }
 
