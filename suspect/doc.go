@@ -35,18 +35,21 @@
 // # Confirmation
 //
 // Config.RoundGap after the suspicion, and RoundGap after each round, a
-// round asks witnesses (healthy agents that send recent latencies, other
-// racks first) for Config.Blocks blocks, through the probe requests of
-// their heartbeat replies:
+// round asks agents for Config.Blocks blocks, through the probe requests
+// of their heartbeat replies. An agent probes only its own peers, so a
+// round asks only for pairs the detector has seen measured (healthy
+// agents that send recent latencies, other racks first):
 //
-//   - for a node S: each witness W probes S and a control C (a healthy
-//     node, not in S's rack when it can be), and S probes the witnesses.
-//     W→S over W→C (the same witness, at the same time: a slow witness
-//     or a cluster-wide slowdown cancels) tells a slow receiver; S→W over
-//     the median of the controls tells a slow sender; both, a slow host;
-//   - for a link A→B: A probes B and the witnesses (third nodes), the
-//     witnesses probe B and their controls: A→B far above A's own other
-//     blocks, while A sends normally and B receives normally, is a link.
+//   - for a node S: witnesses W, agents that report on S, probe S and a
+//     control C, another of their peers; S probes peers P of its own,
+//     each also probed by another reporter R of P. W→S over W→C (the
+//     same witness, at the same time: a slow witness or a cluster-wide
+//     slowdown cancels) tells a slow receiver; S→P over R→P a slow
+//     sender; both, a slow host;
+//   - for a link A→B: A probes B and its other peers P (each also probed
+//     by another reporter of P), B's other reporters probe B and their
+//     controls: A→B far above A's own other blocks, while A sends
+//     normally and B receives normally, is a link.
 //
 // A round finds its target far above when at least two, and at least
 // half, of its answered comparisons are. A suspect is confirmed when
