@@ -256,6 +256,20 @@ func (d *Detector) open(now time.Time, live func(string) bool) {
 			d.opened.Add(1)
 			d.sus[f.target] = &suspicion{target: f.target, node: f.node, peer: f.peer, opened: now,
 				state: Suspected, found: f, kind: f.rule, next: now.Add(d.cfg.RoundGap)}
+			if f.peer == "" {
+				d.dropLinks(f.node)
+			}
+		}
+	}
+}
+
+// dropLinks drops the suspicions of node's links not yet confirmed: a
+// suspicion of the node itself tells more, and their rounds would spend
+// the agents' confirmation budget. The caller holds d.mu.
+func (d *Detector) dropLinks(node string) {
+	for t, s := range d.sus {
+		if s.peer != "" && (s.node == node || s.peer == node) && s.state != Confirmed {
+			d.drop(t)
 		}
 	}
 }

@@ -235,6 +235,14 @@ func TestPartialPeers(t *testing.T) {
 		if k := c.kindOf(target(c)); k != want {
 			t.Errorf("%s: confirmed as %s, want %s", name, k, want)
 		}
+		// Nothing else was suspected: the first far blocks of a slow
+		// sender open no suspicion of its links, whose rounds would
+		// spend its confirmation budget.
+		for _, v := range c.verdicts {
+			if v.Target != target(c) {
+				t.Errorf("%s: a verdict of %s: %+v", name, v.Target, v)
+			}
+		}
 	}
 	n := func(i int) string { return newCluster(t, 40, DefaultConfig(), 0).nodes[i] }
 	s, a, b := n(5), n(20), n(23)
