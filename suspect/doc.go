@@ -28,8 +28,9 @@
 //   - a sender when its latest blocks to most (at least half, at least
 //     three) of its peers are far above the cluster's level;
 //   - a link (r → p) when r's blocks to p are far above while r's other
-//     peers and p's other reporters are all normal (the first blocks of a
-//     slow sender are far above on a few of its peers: no link).
+//     peers and p's other reporters are normal, with at most one far
+//     above each (the first blocks of a slow sender are far above on
+//     several of its peers: no link).
 //
 // A suspicion of a node drops those of its links not yet confirmed: their
 // rounds would spend its confirmation budget.

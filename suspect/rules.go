@@ -82,8 +82,9 @@ func (d *Detector) gather(now time.Time, name, except string, after time.Time, o
 func inboundSlow(e evidence) bool  { return e.far >= 2 }
 func outboundSlow(e evidence) bool { return e.far >= 3 && 2*e.far >= e.far+e.normal }
 
-// allNormal reports whether e has normal evidence and none far above.
-func allNormal(e evidence) bool { return e.normal >= 1 && e.far == 0 }
+// nearlyAllNormal reports whether e has more normal evidence than far
+// above, and at most one far above (a pause of one of many reporters).
+func nearlyAllNormal(e evidence) bool { return e.normal > e.far && e.far <= 1 }
 
 // rules judges name, a node that got far-above evidence, at now: as a
 // receiver, as a sender, and its links as their sender. after returns
@@ -122,9 +123,9 @@ func (d *Detector) rules(now time.Time, name string, after func(target string) t
 		if exp <= 0 || o.latencyMs < d.cfg.Ratio*exp {
 			continue
 		}
-		// Only one far pair on either side: the first blocks of a slow
-		// sender or receiver (or of a pause) are far on several.
-		if !allNormal(d.outbound(now, name, p, at)) || !allNormal(d.inbound(now, p, name, at)) {
+		// At most one other far pair on either side: the first blocks
+		// of a slow sender are far on several of its peers.
+		if !nearlyAllNormal(d.outbound(now, name, p, at)) || !nearlyAllNormal(d.inbound(now, p, name, at)) {
 			continue
 		}
 		out = append(out, finding{target: target, node: name, peer: p, rule: Link, reporters: 1,
