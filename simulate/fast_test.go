@@ -12,10 +12,10 @@ import (
 
 // incidents returns a small cluster with the fast path and n incidents
 // of sc, 10 minutes apart, each lasting 5; its agents answer probe
-// requests for any node.
+// requests for their peers only, as the agent does.
 func incidents(sc Scenario, seed uint64, n int) Config {
 	cfg := small(sc, seed)
-	cfg.FastPath, cfg.AnswerAnyNode = new(suspect.DefaultConfig()), true
+	cfg.FastPath = new(suspect.DefaultConfig())
 	cfg.Incidents, cfg.Every, cfg.Lasting = n, 10*time.Minute, 5*time.Minute
 	cfg.Hours = (time.Duration(n)*cfg.Every + LateGrace).Hours()
 	return cfg
@@ -36,7 +36,7 @@ func TestFastPathScenarios(t *testing.T) {
 			cfg := incidents(sc, 1, 3)
 			if !hasIncidents(sc) {
 				cfg = small(sc, 1)
-				cfg.FastPath, cfg.AnswerAnyNode = new(suspect.DefaultConfig()), true
+				cfg.FastPath = new(suspect.DefaultConfig())
 			}
 			r, err := Run(context.Background(), cfg, nil)
 			if err != nil {
@@ -86,16 +86,25 @@ func TestMildSlow(t *testing.T) {
 	}
 }
 
-// TestFastPathKnownPeers checks the agents' rule: without AnswerAnyNode
-// they obey probe requests only for their peers, and count the others.
+// TestFastPathKnownPeers checks that the detector asks each agent only
+// for its peers: agents that obey requests for any node make the same
+// run.
 func TestFastPathKnownPeers(t *testing.T) {
-	cfg := incidents(SlowReceiver, 1, 1)
-	cfg.AnswerAnyNode = false
-	r, err := Run(context.Background(), cfg, nil)
-	if err != nil {
-		t.Fatal(err)
+	run := func(anyNode bool) []byte {
+		t.Helper()
+		cfg := incidents(SlowHost, 1, 2)
+		cfg.AnswerAnyNode = anyNode
+		r, err := Run(context.Background(), cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
 	}
-	if r.Cost.RequestsIgnored == 0 {
-		t.Fatalf("no request ignored: %+v", r.Cost)
+	if own, anyNode := run(false), run(true); string(own) != string(anyNode) {
+		t.Fatalf("the agents' own rule:\n%s\nanswering any node:\n%s", own, anyNode)
 	}
 }

@@ -27,6 +27,10 @@ type cluster struct {
 	lat func(t time.Time, a, b string) float64
 	// paused reports whether node is paused at t: it sends no heartbeat.
 	paused func(t time.Time, node string) bool
+	// peers are each node's peers (every other node when nil); a
+	// request for another node is an error of the test, as the agent
+	// ignores it.
+	peers map[string][]string
 
 	order   map[string][]string // each node's current coverage round
 	blocks  map[string]map[reports.RecentLatency][]float64
@@ -92,6 +96,9 @@ func (c *cluster) heartbeat(a string) {
 	c.d.Observe(c.now, a, rs)
 	reqs := c.d.Requests(c.now, a)
 	for _, r := range reqs {
+		if !slices.Contains(c.peersOf(a), r.Node) {
+			c.t.Errorf("%s asked to probe %s, not one of its peers", a, r.Node)
+		}
 		for range r.Blocks {
 			c.record(a, r.Node, r.Round)
 		}
@@ -99,6 +106,14 @@ func (c *cluster) heartbeat(a string) {
 	if len(reqs) > 0 {
 		c.answers[a] = c.now.Add(500 * time.Millisecond)
 	}
+}
+
+// peersOf returns the peers a probes.
+func (c *cluster) peersOf(a string) []string {
+	if c.peers != nil {
+		return c.peers[a]
+	}
+	return slices.DeleteFunc(slices.Clone(c.nodes), func(p string) bool { return p == a })
 }
 
 // run advances the cluster by d, in steps of 500 ms.
@@ -115,7 +130,7 @@ func (c *cluster) run(d time.Duration) {
 			}
 			if tick%2 == i%2 { // one coverage block a second
 				if len(c.order[a]) == 0 {
-					peers := slices.DeleteFunc(slices.Clone(c.nodes), func(p string) bool { return p == a })
+					peers := slices.Clone(c.peersOf(a))
 					c.rng.Shuffle(len(peers), func(i, j int) { peers[i], peers[j] = peers[j], peers[i] })
 					c.order[a] = peers
 				}

@@ -256,34 +256,48 @@ func (d *Detector) open(now time.Time, live func(string) bool) {
 			d.opened.Add(1)
 			d.sus[f.target] = &suspicion{target: f.target, node: f.node, peer: f.peer, opened: now,
 				state: Suspected, found: f, kind: f.rule, next: now.Add(d.cfg.RoundGap)}
+			if f.peer == "" {
+				d.dropLinks(f.node)
+			}
 		}
 	}
 }
 
-// racks turns the confirmed nodes of a rack whose known nodes (at least
-// two) are all node suspects into kind Rack. The caller holds d.mu.
+// dropLinks drops the suspicions of node's links not yet confirmed: a
+// suspicion of the node itself tells more, and their rounds would spend
+// the agents' confirmation budget. The caller holds d.mu.
+func (d *Detector) dropLinks(node string) {
+	for t, s := range d.sus {
+		if s.peer != "" && (s.node == node || s.peer == node) && s.state != Confirmed {
+			d.drop(t)
+		}
+	}
+}
+
+// racks turns the confirmed nodes of a rack, at least three quarters of
+// whose known nodes (at least two) are node suspects, into kind Rack,
+// whatever direction their rounds found: a rack's node whose round came
+// short of answers (the agents' budgets are busy with the whole rack) is
+// not a healthy one, nor a sender alone. The caller holds d.mu.
 func (d *Detector) racks() {
 	if d.cfg.Rack == nil {
 		return
 	}
-	all := map[string]bool{} // rack → every known node is a node suspect
-	count := map[string]int{}
+	suspects, count := map[string]int{}, map[string]int{}
 	for name, n := range d.m.nodes {
 		if n.rack == "" {
 			continue
 		}
-		s := d.sus[name]
-		ok := s != nil && s.state != Cleared && s.peer == ""
-		if v, seen := all[n.rack]; !seen || v {
-			all[n.rack] = ok
-		}
 		count[n.rack]++
+		if s := d.sus[name]; s != nil && s.state != Cleared && s.peer == "" {
+			suspects[n.rack]++
+		}
 	}
 	for _, s := range d.sus {
-		if s.state != Confirmed || s.peer != "" || (s.kind != Inbound && s.kind != Both) {
+		if s.state != Confirmed || s.peer != "" || s.kind == Rack {
 			continue
 		}
-		if r := d.m.nodes[s.node].rackOrEmpty(); r != "" && all[r] && count[r] >= 2 {
+		if r := d.m.nodes[s.node].rackOrEmpty(); r != "" && count[r] >= 2 && 4*suspects[r] >= 3*count[r] {
 			s.kind = Rack
 		}
 	}

@@ -207,3 +207,48 @@ func TestHold(t *testing.T) {
 		t.Fatalf("confirmed %d targets", n)
 	}
 }
+
+// Agents that probe only some peers (each of 40 nodes in 4 racks the 8
+// after it) are asked to probe only those, and every kind of fault is
+// still confirmed with its kind.
+func TestPartialPeers(t *testing.T) {
+	f := func(name string, slow func(a, b string) bool, target func(c *cluster) string, want Kind) {
+		t.Helper()
+		c := newCluster(t, 40, DefaultConfig(), 4)
+		c.peers = map[string][]string{}
+		for i, a := range c.nodes {
+			for k := 1; k <= 8; k++ {
+				c.peers[a] = append(c.peers[a], c.nodes[(i+k)%len(c.nodes)])
+			}
+		}
+		c.run(warm)
+		c.lat = func(_ time.Time, a, b string) float64 {
+			if slow(a, b) {
+				return 10
+			}
+			return 1
+		}
+		c.run(90 * time.Second)
+		if got, want := c.confirmed(), []string{target(c)}; !slices.Equal(got, want) {
+			t.Fatalf("%s: confirmed %v, want %v", name, got, want)
+		}
+		if k := c.kindOf(target(c)); k != want {
+			t.Errorf("%s: confirmed as %s, want %s", name, k, want)
+		}
+		// Nothing else was suspected: the first far blocks of a slow
+		// sender open no suspicion of its links, whose rounds would
+		// spend its confirmation budget.
+		for _, v := range c.verdicts {
+			if v.Target != target(c) {
+				t.Errorf("%s: a verdict of %s: %+v", name, v.Target, v)
+			}
+		}
+	}
+	n := func(i int) string { return newCluster(t, 40, DefaultConfig(), 0).nodes[i] }
+	s, a, b := n(5), n(20), n(23)
+	node := func(*cluster) string { return s }
+	f("slow receiver", func(_, y string) bool { return y == s }, node, Inbound)
+	f("slow sender", func(x, _ string) bool { return x == s }, node, Outbound)
+	f("slow host", func(x, y string) bool { return x == s || y == s }, node, Both)
+	f("slow link", func(x, y string) bool { return x == a && y == b }, func(*cluster) string { return linkEntity(a, b) }, Link)
+}

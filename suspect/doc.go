@@ -28,25 +28,33 @@
 //   - a sender when its latest blocks to most (at least half, at least
 //     three) of its peers are far above the cluster's level;
 //   - a link (r → p) when r's blocks to p are far above while r's other
-//     peers and p's other reporters are normal.
+//     peers and p's other reporters are normal, with at most one far
+//     above each (the first blocks of a slow sender are far above on
+//     several of its peers: no link).
+//
+// A suspicion of a node drops those of its links not yet confirmed: their
+// rounds would spend its confirmation budget.
 //
 // A suspicion never alerts and never moves work.
 //
 // # Confirmation
 //
 // Config.RoundGap after the suspicion, and RoundGap after each round, a
-// round asks witnesses (healthy agents that send recent latencies, other
-// racks first) for Config.Blocks blocks, through the probe requests of
-// their heartbeat replies:
+// round asks agents for Config.Blocks blocks, through the probe requests
+// of their heartbeat replies. An agent probes only its own peers, so a
+// round asks only for pairs the detector has seen measured (healthy
+// agents that send recent latencies, other racks first):
 //
-//   - for a node S: each witness W probes S and a control C (a healthy
-//     node, not in S's rack when it can be), and S probes the witnesses.
-//     W→S over W→C (the same witness, at the same time: a slow witness
-//     or a cluster-wide slowdown cancels) tells a slow receiver; S→W over
-//     the median of the controls tells a slow sender; both, a slow host;
-//   - for a link A→B: A probes B and the witnesses (third nodes), the
-//     witnesses probe B and their controls: A→B far above A's own other
-//     blocks, while A sends normally and B receives normally, is a link.
+//   - for a node S: witnesses W, agents that report on S, probe S and a
+//     control C, another of their peers; S probes peers P of its own,
+//     each also probed by another reporter R of P. W→S over W→C (the
+//     same witness, at the same time: a slow witness or a cluster-wide
+//     slowdown cancels) tells a slow receiver; S→P over R→P a slow
+//     sender; both, a slow host;
+//   - for a link A→B: A probes B and its other peers P (each also probed
+//     by another reporter of P), B's other reporters probe B and their
+//     controls: A→B far above A's own other blocks, while A sends
+//     normally and B receives normally, is a link.
 //
 // A round finds its target far above when at least two, and at least
 // half, of its answered comparisons are. A suspect is confirmed when

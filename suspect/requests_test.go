@@ -74,7 +74,7 @@ func TestRequests(t *testing.T) {
 			t.Errorf("%s: %d requests", a, len(rs))
 		}
 		if a == s && len(rs) != DefaultWitnesses {
-			t.Errorf("the suspect is asked %d probes, want one to each of %d witnesses", len(rs), DefaultWitnesses)
+			t.Errorf("the suspect is asked %d probes, want one to each of %d peers", len(rs), DefaultWitnesses)
 		}
 		asked += len(rs)
 		if again := d.Requests(now, a); again != nil {
@@ -82,8 +82,8 @@ func TestRequests(t *testing.T) {
 		}
 	}
 	// Each witness probes the suspect and a control; the suspect probes
-	// the witnesses.
-	if want := 3 * DefaultWitnesses; asked != want {
+	// as many of its peers, each probed by another of its reporters too.
+	if want := 4 * DefaultWitnesses; asked != want {
 		t.Errorf("%d requests, want %d", asked, want)
 	}
 	v := d.Suspects(now)[0]

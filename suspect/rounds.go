@@ -16,9 +16,11 @@ type ask struct{ agent, node string }
 type round struct {
 	id    int64
 	asked time.Time
-	// witnesses are the healthy agents asked (for a link, the third
-	// nodes), controls[i] the control of witnesses[i].
+	// witnesses are the target's reporters asked to probe it,
+	// controls[i] a peer of witnesses[i] it probes too; peers are the
+	// suspect's peers it probes, others[i] another reporter of peers[i].
 	witnesses, controls []string
+	peers, others       []string
 	answers             map[ask]float64 // latencyMs, 0 until answered
 	probes              []Probe         // what was asked, for the view
 }
@@ -47,10 +49,11 @@ func (d *Detector) eligible(now time.Time, name string, live func(string) bool) 
 	return s == nil || s.state == Cleared
 }
 
-// pick returns up to k eligible nodes not in skip, those whose rack
-// differs from avoidRack first, then the least loaded, then in an order
-// that changes with seed.
-func (d *Detector) pick(now time.Time, k int, avoidRack string, skip []string, seed int64, live func(string) bool) []string {
+// pick returns up to k eligible nodes among from's keys (the pairs of a
+// node: the agents that measure it, or the peers it measures) and not in
+// skip, those whose rack differs from avoidRack first, then the least
+// loaded, then in an order that changes with seed.
+func (d *Detector) pick(now time.Time, from map[string]*obs, k int, avoidRack string, skip []string, seed int64, live func(string) bool) []string {
 	type cand struct {
 		name     string
 		sameRack bool
@@ -58,14 +61,14 @@ func (d *Detector) pick(now time.Time, k int, avoidRack string, skip []string, s
 		order    uint32
 	}
 	var cs []cand
-	for name, n := range d.m.nodes {
+	for name := range from {
 		if slices.Contains(skip, name) || !d.eligible(now, name, live) {
 			continue
 		}
 		h := fnv.New32a()
 		h.Write([]byte(name))
 		h.Write([]byte{byte(seed), byte(seed >> 8), byte(seed >> 16)})
-		cs = append(cs, cand{name, avoidRack != "" && n.rack == avoidRack, len(d.queue[name]), h.Sum32()})
+		cs = append(cs, cand{name, avoidRack != "" && d.m.nodes[name].rack == avoidRack, len(d.queue[name]), h.Sum32()})
 	}
 	slices.SortFunc(cs, func(a, b cand) int {
 		if a.sameRack != b.sameRack {
@@ -86,45 +89,62 @@ func (d *Detector) pick(now time.Time, k int, avoidRack string, skip []string, s
 	return out
 }
 
+// pairs returns up to k pairs (x[i], y[i]) for a round: x among from,
+// y[i] one of pool(x[i]) (a different one for each where it can be), all
+// outside skip. Only agents that measure a node are asked to probe it.
+func (d *Detector) pairs(now time.Time, from map[string]*obs, pool func(string) map[string]*obs, k int, avoid string, skip []string, seed int64, live func(string) bool) (x, y []string) {
+	for i, a := range d.pick(now, from, k, avoid, skip, seed, live) {
+		cs := d.pick(now, pool(a), 1, avoid, append(slices.Concat(skip, y), a), seed+int64(i+1)*7919, live)
+		if len(cs) == 0 {
+			cs = d.pick(now, pool(a), 1, avoid, append(slices.Clone(skip), a), seed+int64(i+1)*7919, live)
+		}
+		if len(cs) == 1 {
+			x, y = append(x, a), append(y, cs[0])
+		}
+	}
+	return x, y
+}
+
 // plan builds the next round of s at now, or returns nil when the
-// cluster has too few healthy agents for one.
+// cluster has too few healthy agents for one. Every probe it asks is of
+// a pair the model has seen measured: an agent probes only its peers.
 func (d *Detector) plan(now time.Time, s *suspicion, live func(string) bool) *round {
 	d.nextRound++
 	id := d.nextRound
-	avoid := d.m.nodes[s.node].rackOrEmpty()
+	target := s.node
 	skip := []string{s.node}
 	if s.peer != "" {
+		target = s.peer
 		skip = append(skip, s.peer)
-		avoid = d.m.nodes[s.peer].rackOrEmpty()
 	}
-	ws := d.pick(now, d.cfg.Witnesses, avoid, skip, id, live)
-	if len(ws) < 2 {
+	sus, tgt := d.m.nodes[s.node], d.m.nodes[target]
+	if sus == nil || tgt == nil {
 		return nil
 	}
-	r := &round{id: id, asked: now, witnesses: ws, answers: map[ask]float64{}}
-	for i, w := range ws {
-		// A control for each witness, a different one where it can be.
-		cs := d.pick(now, len(ws)+1, avoid, append(slices.Clone(skip), w), id+int64(i)*7919, live)
-		if len(cs) == 0 {
-			return nil
-		}
-		r.controls = append(r.controls, cs[i%len(cs)])
+	outOf := func(n string) map[string]*obs { return d.m.nodes[n].out }
+	inOf := func(n string) map[string]*obs { return d.m.nodes[n].in }
+	r := &round{id: id, asked: now, answers: map[ask]float64{}}
+	// The receiver side: the target's reporters probe it and a control
+	// of their own peers.
+	r.witnesses, r.controls = d.pairs(now, tgt.in, outOf, d.cfg.Witnesses, tgt.rack, skip, id, live)
+	// The sender side, when the suspect answers (not an agent reading
+	// -hadoop-jmx): it probes its own peers, each also probed by another
+	// of its reporters.
+	if now.Sub(sus.reported) < recentEvidence {
+		r.peers, r.others = d.pairs(now, sus.out, inOf, d.cfg.Witnesses, sus.rack, skip, id+1, live)
 	}
-	target := s.node
-	if s.peer != "" {
-		target = s.peer
+	if len(r.witnesses) < 2 && len(r.peers) < 2 || s.peer != "" && len(r.peers) < 2 {
+		return nil
 	}
-	// The suspect probes too when it is an agent that answers (not one
-	// reading -hadoop-jmx).
-	answers := d.m.nodes[s.node] != nil && now.Sub(d.m.nodes[s.node].reported) < recentEvidence
-	for i, w := range ws {
+	for i, w := range r.witnesses {
 		r.want(w, target)
 		r.want(w, r.controls[i])
-		if answers {
-			r.want(s.node, w)
-		}
 	}
-	if s.peer != "" && answers {
+	for i, p := range r.peers {
+		r.want(s.node, p)
+		r.want(r.others[i], p)
+	}
+	if s.peer != "" {
 		r.want(s.node, s.peer)
 	}
 	for _, a := range r.order() {
@@ -205,36 +225,29 @@ func (d *Detector) judge(s *suspicion, r *round) Kind {
 	}
 	// The receiver test: each witness's blocks to the target over its
 	// blocks to its control, at the same time.
-	var in, ctl []float64
+	var in []float64
 	for i, w := range r.witnesses {
-		a, c := norm(w, target), norm(w, r.controls[i])
-		if c > 0 {
-			ctl = append(ctl, c)
-			if a > 0 {
-				in = append(in, a/c)
-			}
+		if a, c := norm(w, target), norm(w, r.controls[i]); a > 0 && c > 0 {
+			in = append(in, a/c)
 		}
 	}
-	ref := median(slices.Clone(ctl))
-	// The sender test: the node's blocks to the witnesses over the
-	// witnesses' controls.
-	var out []float64
-	for _, w := range r.witnesses {
-		if o := norm(s.node, w); o > 0 && ref > 0 {
-			out = append(out, o/ref)
+	// The sender test: the node's blocks to each peer over another
+	// reporter's blocks to it, at the same time.
+	var out, own []float64
+	for i, p := range r.peers {
+		o := norm(s.node, p)
+		if o > 0 {
+			own = append(own, o)
+		}
+		if c := norm(r.others[i], p); o > 0 && c > 0 {
+			out = append(out, o/c)
 		}
 	}
 	inSlow, outSlow := d.most(in), d.most(out)
 	if s.peer != "" {
 		// A link: the sender's blocks to the far end over its own to
-		// the third nodes, while it sends and the far end receives
+		// its other peers, while it sends and the far end receives
 		// normally.
-		own := make([]float64, 0, len(r.witnesses))
-		for _, w := range r.witnesses {
-			if o := norm(s.node, w); o > 0 {
-				own = append(own, o)
-			}
-		}
 		ab := norm(s.node, s.peer)
 		if len(own) >= 2 && ab > 0 && ab >= d.cfg.Ratio*median(own) && !inSlow && !outSlow {
 			return Link

@@ -82,9 +82,9 @@ func (d *Detector) gather(now time.Time, name, except string, after time.Time, o
 func inboundSlow(e evidence) bool  { return e.far >= 2 }
 func outboundSlow(e evidence) bool { return e.far >= 3 && 2*e.far >= e.far+e.normal }
 
-// mostlyNormal reports whether e has normal evidence and more of it than
-// far above.
-func mostlyNormal(e evidence) bool { return e.normal >= 1 && e.normal > e.far }
+// nearlyAllNormal reports whether e has more normal evidence than far
+// above, and at most one far above (a pause of one of many reporters).
+func nearlyAllNormal(e evidence) bool { return e.normal > e.far && e.far <= 1 }
 
 // rules judges name, a node that got far-above evidence, at now: as a
 // receiver, as a sender, and its links as their sender. after returns
@@ -123,10 +123,9 @@ func (d *Detector) rules(now time.Time, name string, after func(target string) t
 		if exp <= 0 || o.latencyMs < d.cfg.Ratio*exp {
 			continue
 		}
-		if !mostlyNormal(d.outbound(now, name, p, at)) {
-			continue
-		}
-		if recv := d.inbound(now, p, name, at); !mostlyNormal(recv) || inboundSlow(recv) {
+		// At most one other far pair on either side: the first blocks
+		// of a slow sender are far on several of its peers.
+		if !nearlyAllNormal(d.outbound(now, name, p, at)) || !nearlyAllNormal(d.inbound(now, p, name, at)) {
 			continue
 		}
 		out = append(out, finding{target: target, node: name, peer: p, rule: Link, reporters: 1,
