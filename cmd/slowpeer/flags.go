@@ -75,6 +75,15 @@ func (d durationFlag) Set(s string) error {
 // Get returns the duration, so that the flag stays a flag.Getter.
 func (d durationFlag) Get() any { return d.Value.(flag.Getter).Get() }
 
+// String is the wrapped flag's value; flag's -h asks it of a zero
+// durationFlag too, to tell a default apart.
+func (d durationFlag) String() string {
+	if d.Value == nil {
+		return "0s"
+	}
+	return d.Value.String()
+}
+
 // parseFlagsOnly is parseFlags for a command that takes no arguments
 // beside its flags.
 func parseFlagsOnly(fs *flag.FlagSet, args []string) error {
