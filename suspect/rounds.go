@@ -207,10 +207,13 @@ func (r *round) answer(agent, node string, latencyMs float64) bool {
 }
 
 // judge returns the kind the round found its target far above as, or ""
-// when it did not.
+// when it did not. A pair counts as far above only when its latency is
+// also MinExcessMs above its comparison's: on a loaded machine, blocks of
+// a few hundredths of a millisecond are three times as long now and then.
 func (d *Detector) judge(s *suspicion, r *round) Kind {
+	raw := func(agent, node string) float64 { return r.answers[ask{agent, node}] }
 	norm := func(agent, node string) float64 {
-		x := r.answers[ask{agent, node}]
+		x := raw(agent, node)
 		if x <= 0 {
 			return 0
 		}
@@ -225,22 +228,23 @@ func (d *Detector) judge(s *suspicion, r *round) Kind {
 	}
 	// The receiver test: each witness's blocks to the target over its
 	// blocks to its control, at the same time.
-	var in []float64
+	var in []comparison
 	for i, w := range r.witnesses {
 		if a, c := norm(w, target), norm(w, r.controls[i]); a > 0 && c > 0 {
-			in = append(in, a/c)
+			in = append(in, comparison{a / c, raw(w, target) - raw(w, r.controls[i])})
 		}
 	}
 	// The sender test: the node's blocks to each peer over another
 	// reporter's blocks to it, at the same time.
-	var out, own []float64
+	var out []comparison
+	var own, ownRaw []float64
 	for i, p := range r.peers {
 		o := norm(s.node, p)
 		if o > 0 {
-			own = append(own, o)
+			own, ownRaw = append(own, o), append(ownRaw, raw(s.node, p))
 		}
 		if c := norm(r.others[i], p); o > 0 && c > 0 {
-			out = append(out, o/c)
+			out = append(out, comparison{o / c, raw(s.node, p) - raw(r.others[i], p)})
 		}
 	}
 	inSlow, outSlow := d.most(in), d.most(out)
@@ -249,7 +253,8 @@ func (d *Detector) judge(s *suspicion, r *round) Kind {
 		// its other peers, while it sends and the far end receives
 		// normally.
 		ab := norm(s.node, s.peer)
-		if len(own) >= 2 && ab > 0 && ab >= d.cfg.Ratio*median(own) && !inSlow && !outSlow {
+		if len(own) >= 2 && ab > 0 && d.far(comparison{ab / median(own), raw(s.node, s.peer) - median(ownRaw)}) &&
+			!inSlow && !outSlow {
 			return Link
 		}
 		return ""
@@ -265,14 +270,24 @@ func (d *Detector) judge(s *suspicion, r *round) Kind {
 	return ""
 }
 
-// most reports whether at least two, and at least half, of the ratios
-// are far above.
-func (d *Detector) most(ratios []float64) bool {
+// MinExcessMs is how much longer than its comparison a round's block must
+// be, beside Ratio times, to count as far above.
+const MinExcessMs = 1.0
+
+// comparison is a round's block against its comparison at the same time:
+// how many times as long, and how much longer in milliseconds.
+type comparison struct{ ratio, excessMs float64 }
+
+func (d *Detector) far(c comparison) bool { return c.ratio >= d.cfg.Ratio && c.excessMs >= MinExcessMs }
+
+// most reports whether at least two, and at least half, of the
+// comparisons are far above.
+func (d *Detector) most(cs []comparison) bool {
 	far := 0
-	for _, x := range ratios {
-		if x >= d.cfg.Ratio {
+	for _, c := range cs {
+		if d.far(c) {
 			far++
 		}
 	}
-	return far >= 2 && 2*far >= len(ratios)
+	return far >= 2 && 2*far >= len(cs)
 }
