@@ -40,27 +40,22 @@ func required(path string, names []string, seen, want uint) error {
 	return nil
 }
 
-// slowDisks reads the slowDisks value: null, or an array of objects with
-// exactly disk and latencies.
-func (sc *scanner) slowDisks() ([]SlowDisk, error) {
-	out := make([]SlowDisk, 0, 2)
-	names := []string{"disk", "latencies"}
-	null, err := sc.array("slowDisks", MaxDisks, ReasonTooManyDisks, func(i int) error {
-		var d SlowDisk
-		path := "slowDisks[" + strconv.Itoa(i) + "]"
-		seen, err := sc.fields(path, names, func(f int, at fieldPath) (err error) {
-			if f == 0 {
-				d.Disk, err = sc.stringValue(at)
-				return err
-			}
-			d.Latencies, err = sc.opLatencies(at.field)
-			return err
-		})
-		out = append(out, d)
+// objects reads the array value field: null, or at most max objects
+// with the fields names, of which those in want (a bit per name) must be
+// there, each read into its element by read; more than max is a refusal
+// for the reason tooMany.
+func objects[T any](sc *scanner, field string, max int, tooMany string, names []string, want uint,
+	read func(e *T, f int, at fieldPath) error) ([]T, error) {
+	out := make([]T, 0, 8)
+	null, err := sc.array(field, max, tooMany, func(i int) error {
+		var e T
+		path := field + "[" + strconv.Itoa(i) + "]"
+		seen, err := sc.fields(path, names, func(f int, at fieldPath) error { return read(&e, f, at) })
+		out = append(out, e)
 		if err != nil {
 			return err
 		}
-		return required(path, names, seen, 0b11)
+		return required(path, names, seen, want)
 	})
 	if null || err != nil {
 		return nil, err
@@ -68,15 +63,26 @@ func (sc *scanner) slowDisks() ([]SlowDisk, error) {
 	return out, nil
 }
 
+// slowDisks reads the slowDisks value: null, or an array of objects with
+// exactly disk and latencies.
+func (sc *scanner) slowDisks() ([]SlowDisk, error) {
+	return objects(sc, "slowDisks", MaxDisks, ReasonTooManyDisks, []string{"disk", "latencies"}, 0b11,
+		func(d *SlowDisk, f int, at fieldPath) (err error) {
+			if f == 0 {
+				d.Disk, err = sc.stringValue(at)
+				return err
+			}
+			d.Latencies, err = sc.opLatencies(at.field)
+			return err
+		})
+}
+
 // diskLatencies reads the diskLatencies value: null, or an array of
 // objects with disk, latencies and samples, and optionally kind and load.
 func (sc *scanner) diskLatencies() ([]DiskLatency, error) {
-	out := make([]DiskLatency, 0, 8)
 	names := []string{"disk", "latencies", "samples", "kind", "load"}
-	null, err := sc.array("diskLatencies", MaxDisks, ReasonTooManyDisks, func(i int) error {
-		var d DiskLatency
-		path := "diskLatencies[" + strconv.Itoa(i) + "]"
-		seen, err := sc.fields(path, names, func(f int, at fieldPath) (err error) {
+	return objects(sc, "diskLatencies", MaxDisks, ReasonTooManyDisks, names, 0b111,
+		func(d *DiskLatency, f int, at fieldPath) (err error) {
 			switch f {
 			case 0:
 				d.Disk, err = sc.stringValue(at)
@@ -91,16 +97,6 @@ func (sc *scanner) diskLatencies() ([]DiskLatency, error) {
 			}
 			return err
 		})
-		out = append(out, d)
-		if err != nil {
-			return err
-		}
-		return required(path, names, seen, 0b111)
-	})
-	if null || err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 // opLatencies reads an object from DiskOp names to latencies.

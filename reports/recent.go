@@ -2,7 +2,6 @@ package reports
 
 import (
 	"fmt"
-	"strconv"
 )
 
 // The bounds of the fast path's evidence and requests.
@@ -78,12 +77,9 @@ func validateRecent(rs []RecentLatency) error {
 // recentLatencies reads the recentLatencies value: null, or an array of
 // objects with node, latencyMs, blocks and an optional round.
 func (sc *scanner) recentLatencies() ([]RecentLatency, error) {
-	out := make([]RecentLatency, 0, 8)
 	names := []string{"node", "latencyMs", "blocks", "round"}
-	null, err := sc.array("recentLatencies", MaxRecentLatencies, ReasonTooManyPeers, func(i int) error {
-		var r RecentLatency
-		path := "recentLatencies[" + strconv.Itoa(i) + "]"
-		seen, err := sc.fields(path, names, func(f int, at fieldPath) (err error) {
+	return objects(sc, "recentLatencies", MaxRecentLatencies, ReasonTooManyPeers, names, 0b111,
+		func(r *RecentLatency, f int, at fieldPath) (err error) {
 			switch f {
 			case 0:
 				r.Node, err = sc.stringValue(at)
@@ -96,14 +92,4 @@ func (sc *scanner) recentLatencies() ([]RecentLatency, error) {
 			}
 			return err
 		})
-		out = append(out, r)
-		if err != nil {
-			return err
-		}
-		return required(path, names, seen, 0b111)
-	})
-	if null || err != nil {
-		return nil, err
-	}
-	return out, nil
 }
