@@ -205,7 +205,7 @@ func (k key[C]) parseNumber(v string) (int64, error) {
 	return n, nil
 }
 
-// keyDefault is a key and its default as the README and -h write it.
+// keyDefault is a key and its default as docs/configuration.md and -h write it.
 type keyDefault struct{ name, value string }
 
 // defaults returns every key of ks with its default in def.

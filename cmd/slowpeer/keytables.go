@@ -14,8 +14,9 @@ import (
 // The keys each daemon reads from hdfs-site.xml, core-site.xml and -D, one
 // table per Config. The libraries own the key names, the defaults
 // (DefaultConfig) and the rules of Validate; these tables say how each
-// value is written and which field it sets. The README's key table lists
-// exactly these keys with these defaults (readme_test.go).
+// value is written and which field it sets. The key table of
+// docs/configuration.md lists exactly these keys with these defaults
+// (configuration_test.go).
 
 // datanodeKeys are the keys of "slowpeer datanode".
 var datanodeKeys = keys[datanode.Config]{

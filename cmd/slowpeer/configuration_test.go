@@ -12,11 +12,11 @@ import (
 	"github.com/slowpeer/slowpeer/namenode"
 )
 
-// readmeKeys returns the key table under "## Configuration" in the
-// README: key → default, as written (backquotes removed).
-func readmeKeys(t *testing.T) map[string]string {
+// docKeys returns the key table under "## Keys" in docs/configuration.md:
+// key → default, as written (backquotes removed).
+func docKeys(t *testing.T) map[string]string {
 	t.Helper()
-	f, err := os.Open("../../README.md")
+	f, err := os.Open(configurationDoc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func readmeKeys(t *testing.T) map[string]string {
 		line := sc.Text()
 		switch {
 		case strings.HasPrefix(line, "## "):
-			section = line == "## Configuration"
+			section = line == "## Keys"
 			continue
 		case !section:
 			continue
@@ -40,7 +40,7 @@ func readmeKeys(t *testing.T) map[string]string {
 		}
 		cells := strings.Split(strings.Trim(line, "|"), "|")
 		if len(cells) < 2 {
-			t.Fatalf("README: a row of the key table with fewer than two cells: %q", line)
+			t.Fatalf("docs/configuration.md: a row of the key table with fewer than two cells: %q", line)
 		}
 		key := strings.TrimSpace(cells[0])
 		if !table { // the header, then the --- row
@@ -51,11 +51,11 @@ func readmeKeys(t *testing.T) map[string]string {
 			continue
 		}
 		if !strings.HasPrefix(key, "`") || !strings.HasSuffix(key, "`") {
-			t.Fatalf("README: key %q is not in backquotes", key)
+			t.Fatalf("docs/configuration.md: key %q is not in backquotes", key)
 		}
 		key = strings.Trim(key, "`")
 		if _, dup := keys[key]; dup {
-			t.Fatalf("README: %s is listed twice", key)
+			t.Fatalf("docs/configuration.md: %s is listed twice", key)
 		}
 		keys[key] = strings.TrimSpace(strings.ReplaceAll(cells[1], "`", ""))
 	}
@@ -63,15 +63,18 @@ func readmeKeys(t *testing.T) map[string]string {
 		t.Fatal(err)
 	}
 	if len(keys) == 0 {
-		t.Fatal(`README: no key table under "## Configuration"`)
+		t.Fatal(`docs/configuration.md: no key table under "## Keys"`)
 	}
 	return keys
 }
 
-// The README's key table lists exactly the keys the daemons read, with
-// the defaults they have.
-func TestReadmeKeys(t *testing.T) {
-	readme := readmeKeys(t)
+// configurationDoc is the page whose key table the test keeps true.
+const configurationDoc = "../../docs/configuration.md"
+
+// The key table of docs/configuration.md lists exactly the keys the
+// daemons read, with the defaults they have.
+func TestDocumentedKeys(t *testing.T) {
+	doc := docKeys(t)
 	want := map[string]string{}
 	for _, ds := range [][]keyDefault{
 		datanodeKeys.defaults(datanode.DefaultConfig()),
@@ -85,17 +88,17 @@ func TestReadmeKeys(t *testing.T) {
 		}
 	}
 	for k, v := range want {
-		got, ok := readme[k]
+		got, ok := doc[k]
 		switch {
 		case !ok:
-			t.Errorf("README lacks %s (default %s)", k, v)
+			t.Errorf("docs/configuration.md lacks %s (default %s)", k, v)
 		case got != v:
-			t.Errorf("README: %s defaults to %q; the daemons say %q", k, got, v)
+			t.Errorf("docs/configuration.md: %s defaults to %q; the daemons say %q", k, got, v)
 		}
 	}
-	for k := range readme {
+	for k := range doc {
 		if _, ok := want[k]; !ok {
-			t.Errorf("README lists %s, which no daemon reads", k)
+			t.Errorf("docs/configuration.md lists %s, which no daemon reads", k)
 		}
 	}
 }
