@@ -42,11 +42,16 @@ func peerWarnings(cfg datanode.Config) []string {
 		w := fmt.Sprintf("-peers names %d %s, but the outlier test needs %d (%s): this agent will never send "+
 			"a slow-peer report nor its measurements, as Hadoop's DataNodes never do in so small a cluster; ",
 			n, peers, cfg.MinOutlierDetectionNodes, datanode.MinOutlierDetectionNodesKey)
-		if n < fastPathMinPeers {
-			w += fmt.Sprintf("the fast path (its probe blocks on every heartbeat) needs %d peers too, a cluster of %d DataNodes, "+
+		switch {
+		case n < 2:
+			w += fmt.Sprintf("the fast path (its probe blocks on every heartbeat) needs %d peers, a cluster of %d DataNodes, "+
 				"to tell a slow peer from a slow link or a slow agent: with %d nothing here can name a slow node", fastPathMinPeers,
 				fastPathMinPeers+1, n)
-		} else {
+		case n < fastPathMinPeers:
+			w += fmt.Sprintf("with %d peers (a cluster of %d DataNodes) the fast path can still confirm a slow receiver, "+
+				"but cannot tell a slow host, a slow sender or a slow link apart: that needs %d peers, %d DataNodes",
+				n, n+1, fastPathMinPeers, fastPathMinPeers+1)
+		default:
 			w += fmt.Sprintf("the fast path (its probe blocks on every heartbeat, confirmed by the service's probe requests) "+
 				"works from %d DataNodes, so the service can still find a slow node, sender or link; lower %s for Hadoop's test too",
 				fastPathMinPeers+1, datanode.MinOutlierDetectionNodesKey)

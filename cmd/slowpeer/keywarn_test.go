@@ -144,7 +144,11 @@ func TestPeerWarnings(t *testing.T) {
 		!strings.Contains(w[0], "nothing here can name a slow node") {
 		t.Fatalf("one peer: %q", w)
 	}
-	for i := range 3 {
+	cfg.Peers = append(cfg.Peers, "10.0.1.9:9866")
+	if w := peerWarnings(cfg); len(w) != 1 || !strings.Contains(w[0], "with 2 peers (a cluster of 3 DataNodes) the fast path can still confirm a slow receiver") {
+		t.Fatalf("two peers: %q", w)
+	}
+	for i := range 2 {
 		cfg.Peers = append(cfg.Peers, fmt.Sprintf("10.0.1.%d:9866", i))
 	}
 	if w := peerWarnings(cfg); len(w) != 1 || !strings.HasPrefix(w[0], "-peers names 4 peers, but the outlier test needs 10") ||
