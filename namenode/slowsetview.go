@@ -30,7 +30,8 @@ type SlowSetEntry struct {
 	// Rack is the rack of a rack finding.
 	Rack string
 	// Pairs is the evidence the finding counted with: its measured pairs,
-	// plus the reporters without peerLatencies.
+	// plus the reporters without peerLatencies; for a member the fast
+	// path admitted, the reporters of its suspicion's evidence.
 	Pairs int
 	// LatencyMs and MedianMs are the finding's latency and the cluster
 	// median (0 for KindReports).
@@ -66,6 +67,9 @@ func (s *Server) slowSetEntries(now time.Time, members []tracker.Member, link bo
 		}
 		if r, ok := s.decisions.reason(m.Node); ok {
 			e.Kind, e.Rack, e.LatencyMs, e.MedianMs = r.kind, r.rack, r.latencyMs, r.medianMs
+			if e.Pairs == 0 { // admitted by the fast path: its evidence's reporters
+				e.Pairs = r.pairs
+			}
 			if link && r.node != "" {
 				e.Node, e.Peer = r.node, r.peer
 			}

@@ -181,8 +181,8 @@ func TestFastPathEndToEnd(t *testing.T) {
 		t.Fatalf("suspects %+v, want %s confirmed inbound in %d rounds", vs, slow, suspect.DefaultRounds)
 	}
 	nodes, _ := s.SlowSets(clock.Now())
-	if len(nodes) != 1 || nodes[0].Kind != string(suspect.Inbound) {
-		t.Errorf("slow set %+v, want %s inbound", nodes, slow)
+	if len(nodes) != 1 || nodes[0].Kind != string(suspect.Inbound) || nodes[0].Pairs < 2 {
+		t.Errorf("slow set %+v, want %s inbound with the evidence's reporters as its pairs", nodes, slow)
 	}
 	line := ""
 	for _, l := range strings.Split(logs.String(), "\n") {
