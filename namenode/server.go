@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
-	"github.com/slowpeer/slowpeer/diagnosis"
 	"github.com/slowpeer/slowpeer/hosts"
 	"github.com/slowpeer/slowpeer/jmx"
 	"github.com/slowpeer/slowpeer/reports"
@@ -105,7 +104,7 @@ func New(cfg Config) (*Server, error) {
 			MaxSlowNodes: cfg.MaxSlowNodes,
 		}),
 		slowSet:   tracker.NewSlowSet(cfg.SlowSet),
-		slowLinks: tracker.NewSlowSet(diagnosis.LinkSlowSetConfig(cfg.SlowSet)),
+		slowLinks: tracker.NewSlowSet(tracker.LinkSlowSetConfig(cfg.SlowSet)),
 		nodes:     NewDataNodes(cfg.DeadAfter(), cfg.MaxDataNodes),
 		heads:     make(map[string]bool),
 	}
