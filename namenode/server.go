@@ -30,9 +30,19 @@ const (
 // Server is the NameNode-side service: it ingests heartbeats into a
 // Tracker and a DataNodes table and answers the HTTP API. It is safe for
 // concurrent use. Build it with New, add other packages' routes with
-// Handle and their metric families with AddMetrics, then Run (or Serve on
-// a listener of your own, or use Handler with a server of your own and
-// RunSteps for the periodic Step).
+// Handle and their metric families with AddMetrics, then Run it: Run
+// listens on Config.Listen, serves, runs every periodic step and returns
+// once all of them have stopped.
+//
+// Three more entry points exist, each for a reason Run cannot serve:
+// Serve is Run on a listener the caller opened, for a caller that needs
+// the address before the service starts (port 0, an address to register
+// with the other replicas); Handler gives the routes alone, without the
+// periodic steps, for tests and benchmarks that drive Step, Diagnose and
+// StepSuspects with their own clock; RunStateFile keeps the state file,
+// which the caller starts only once it has restored the state
+// (StartState) from another replica or from that file, a choice made
+// outside the Server.
 type Server struct {
 	cfg     Config
 	log     *slog.Logger
