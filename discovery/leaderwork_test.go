@@ -163,12 +163,12 @@ func TestLeaderWorkPublishes(t *testing.T) {
 		if got := z.takeWrites(); !slices.Equal(got, []string{"delete " + znodeOf(t, b, "0000000001")}) {
 			t.Fatalf("the term's end: %q", got)
 		}
-		if w.Publisher() != nil {
-			t.Error("a publisher outlived its term")
-		}
 		cancel()
 		if err := <-done; err != nil {
 			t.Fatal(err)
+		}
+		if w.Publisher() != nil || w.InTerm() {
+			t.Error("a publisher outlived its term")
 		}
 	})
 }
