@@ -211,7 +211,7 @@ func (a *Agent) Run(ctx context.Context) error {
 		wg.Go(func() { p.run(ctx) })
 	}
 	if a.jmx != nil {
-		wg.Go(func() { a.jmx.Run(ctx) })
+		wg.Go(func() { _ = a.jmx.Run(ctx) }) // nil: failed reads are logged and counted
 	}
 	if a.disks != nil {
 		wg.Go(func() { a.disks.Run(ctx) })

@@ -140,8 +140,9 @@ type Config struct {
 	// this many failures in a row to reach a peer (a refused or timed-out
 	// connection, one that broke midway), with no packet acknowledged in
 	// between, the agent drops its averages of that peer, so that a dead
-	// node leaves the next report instead of staying slow for the hours
-	// the rolling windows span. 0 never drops them.
+	// node leaves the next report instead of staying slow for as long as
+	// the rolling windows span (RollingSpan: 3 minutes by default, 3 hours
+	// with Hadoop's windows). 0 never drops them.
 	ProbeMaxFailures int
 	// ProbeCoverage is slowpeer.probe.coverage, default 30s: every peer
 	// gets one of the agent's probe blocks at least this often, as far as
@@ -304,7 +305,7 @@ func DefaultLocalConfig() Config {
 	c.MinOutlierDetectionSamples = 100
 	c.ProbeInterval, c.ProbePackets, c.ProbePacketBytes = 50*time.Millisecond, 8, 16<<10
 	c.ProbeTimeout = 5 * time.Second
-	c.RollingWindow, c.RollingWindows = rolling.DefaultWindow, rolling.DefaultWindows
+	c.RollingWindow, c.RollingWindows = rolling.HadoopDefaultWindow, rolling.HadoopDefaultWindows
 	c.DiskProbeInterval, c.DiskProbeBudget = 250*time.Millisecond, 100*time.Millisecond
 	return c
 }

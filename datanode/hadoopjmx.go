@@ -84,8 +84,13 @@ func newHadoopJMX(cfg Config, url string, client *http.Client, c *counters, log 
 }
 
 // Run reads the document at once and then every interval until ctx is
-// done. Each read is bounded by the interval.
-func (h *HadoopJMX) Run(ctx context.Context) { scrapeEvery(ctx, h.interval, h.Scrape) }
+// done, then returns nil. Each read is bounded by the interval. A read
+// that fails does not end it: Scrape logs and counts the failure, the
+// last good document stays in use, and the next interval reads again.
+func (h *HadoopJMX) Run(ctx context.Context) error {
+	scrapeEvery(ctx, h.interval, h.Scrape)
+	return nil
+}
 
 // scrapeEvery calls scrape at once and then every interval until ctx is
 // done, each call bounded by the interval.

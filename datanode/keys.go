@@ -75,7 +75,7 @@ const (
 	// RollingWindowKey is the size of one rolling window.
 	RollingWindowKey = "slowpeer.rolling.window"
 	// DefaultRollingWindow is 1 minute (Hadoop hard-codes 5,
-	// rolling.DefaultWindow). With DefaultRollingWindows the averages
+	// rolling.HadoopDefaultWindow). With DefaultRollingWindows the averages
 	// span 3 minutes, less than a report interval: a pause of a few
 	// seconds then spoils at most one report of each reporter, which the
 	// slow set's hysteresis outwaits, and a slow peer shows within a few
@@ -85,7 +85,7 @@ const (
 	// RollingWindowsKey is the number of rolling windows.
 	RollingWindowsKey = "slowpeer.rolling.windows"
 	// DefaultRollingWindows is 3 (Hadoop hard-codes 36,
-	// rolling.DefaultWindows).
+	// rolling.HadoopDefaultWindows).
 	DefaultRollingWindows = 3
 
 	// ProbeIntervalKey is the time between the starts of two probe blocks.
@@ -124,7 +124,8 @@ const (
 	ProbeMaxFailuresKey = "slowpeer.probe.max.failures"
 	// DefaultProbeMaxFailures is three: one refused dial is a blip, three
 	// without a single acknowledged packet between them mean the peer is
-	// gone, and its three-hour averages would keep it reported slow.
+	// gone, and its averages (3 minutes of them by default, 3 hours with
+	// Hadoop's windows) would keep it reported slow.
 	DefaultProbeMaxFailures = 3
 
 	// ProbeCoverageKey is the longest time between two probe blocks of the

@@ -6,13 +6,14 @@ import (
 )
 
 // A dead node is not a slow node. The rolling averages of a peer span
-// RollingWindows × RollingWindow (three hours by default); a peer that
-// dies keeps its last averages all that time, and every agent that timed
-// it would go on reporting it slow. So an agent counts, per peer, the
-// probes in a row that could not reach it, and at ProbeMaxFailures of
-// them drops what it measured of the peer: its next report no longer
-// names it, and replaces the one that did (a report replaces everything
-// its reporter said before). A peer that comes back is measured afresh.
+// RollingWindows × RollingWindow (3 minutes by default, 1m × 3; 3 hours
+// with Hadoop's 5m × 36); a peer that dies keeps its last averages all
+// that time, and every agent that timed it would go on reporting it
+// slow. So an agent counts, per peer, the probes in a row that could not
+// reach it, and at ProbeMaxFailures of them drops what it measured of
+// the peer: its next report no longer names it, and replaces the one
+// that did (a report replaces everything its reporter said before). A
+// peer that comes back is measured afresh.
 
 // AddFailure records that peer could not be reached: a connection to it
 // was refused, timed out or broke midway. A latency recorded for the peer

@@ -4,14 +4,19 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/slowpeer/slowpeer/reports"
 )
 
 // Defaults of Config. DefaultConfig assembles them.
 const (
-	// DefaultMaxAge is how long a cell counts: 3 × the default
-	// dfs.datanode.outliers.report.interval (30m), the validity the
-	// NameNode side gives a slow-peer report (SlowPeerTracker).
-	DefaultMaxAge = 90 * time.Minute
+	// DefaultMaxAge is how long a cell counts, 15 minutes: 3 × the
+	// agents' default dfs.datanode.outliers.report.interval
+	// (reports.DefaultOutliersReportInterval, 5m), the validity the
+	// service gives a slow-peer report (namenode.Config.ReportValidity,
+	// after Hadoop's SlowPeerTracker), which the service and the
+	// simulator set MaxAge to.
+	DefaultMaxAge = 3 * reports.DefaultOutliersReportInterval
 	// DefaultMinSamples is the fewest packets behind a cell that let it
 	// take part: an average of fewer is mostly noise.
 	DefaultMinSamples = 10

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/slowpeer/slowpeer/tracker"
+	"github.com/slowpeer/slowpeer/reports"
 )
 
 // LinkEntity names the link between nodes a and b as a slow set holds it,
@@ -41,7 +41,7 @@ func LinkEntity(a, b string) string {
 //
 // nodes are sorted by name, links in the order of findings. Pure: the
 // caller passes what it has and feeds the result to its slow sets.
-func Evidence(findings []Finding, rackNodes func(rack string) []string, unmeasured []tracker.NodeCount) (nodes, links []tracker.NodeCount) {
+func Evidence(findings []Finding, rackNodes func(rack string) []string, unmeasured []reports.NodeCount) (nodes, links []reports.NodeCount) {
 	count := map[string]int{}
 	for _, f := range findings {
 		switch f.Kind {
@@ -55,7 +55,7 @@ func Evidence(findings []Finding, rackNodes func(rack string) []string, unmeasur
 				count[n] = max(count[n], f.Reporters)
 			}
 		case Link:
-			links = append(links, tracker.NodeCount{Node: LinkEntity(f.Node, f.Peer), Reporters: f.Reporters})
+			links = append(links, reports.NodeCount{Node: LinkEntity(f.Node, f.Peer), Reporters: f.Reporters})
 		}
 	}
 	for _, u := range unmeasured {
@@ -64,8 +64,8 @@ func Evidence(findings []Finding, rackNodes func(rack string) []string, unmeasur
 		}
 	}
 	for n, k := range count {
-		nodes = append(nodes, tracker.NodeCount{Node: n, Reporters: k})
+		nodes = append(nodes, reports.NodeCount{Node: n, Reporters: k})
 	}
-	slices.SortFunc(nodes, func(a, b tracker.NodeCount) int { return strings.Compare(a.Node, b.Node) })
+	slices.SortFunc(nodes, func(a, b reports.NodeCount) int { return strings.Compare(a.Node, b.Node) })
 	return nodes, links
 }

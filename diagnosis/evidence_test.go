@@ -4,7 +4,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/slowpeer/slowpeer/tracker"
+	"github.com/slowpeer/slowpeer/reports"
 )
 
 // TestEvidence pins the rule that feeds the slow sets: node findings and
@@ -17,7 +17,7 @@ func TestEvidence(t *testing.T) {
 		}
 		return nil
 	}
-	f := func(name string, findings []Finding, unmeasured []tracker.NodeCount, wantNodes, wantLinks []tracker.NodeCount) {
+	f := func(name string, findings []Finding, unmeasured []reports.NodeCount, wantNodes, wantLinks []reports.NodeCount) {
 		t.Helper()
 		nodes, links := Evidence(findings, racks, unmeasured)
 		if !reflect.DeepEqual(nodes, wantNodes) || !reflect.DeepEqual(links, wantLinks) {
@@ -33,17 +33,17 @@ func TestEvidence(t *testing.T) {
 		{Node: "g:1", Kind: Link, Peer: "h:1", Reporters: 1},
 		{Node: "d:1", Kind: Rack, Rack: "/r2", Reporters: 30},
 	}, nil,
-		[]tracker.NodeCount{{Node: "a:1", Reporters: 7}, {Node: "b:1", Reporters: 9}, {Node: "c:1", Reporters: 30},
+		[]reports.NodeCount{{Node: "a:1", Reporters: 7}, {Node: "b:1", Reporters: 9}, {Node: "c:1", Reporters: 30},
 			{Node: "d:1", Reporters: 30}, {Node: "e:1", Reporters: 20}},
-		[]tracker.NodeCount{{Node: "link:f:1|x:1", Reporters: 2}, {Node: "link:g:1|h:1", Reporters: 1}})
+		[]reports.NodeCount{{Node: "link:f:1|x:1", Reporters: 2}, {Node: "link:g:1|h:1", Reporters: 1}})
 	f("largest finding wins", []Finding{
 		{Node: "c:1", Kind: Inbound, Reporters: 40},
 		{Node: "d:1", Kind: Rack, Rack: "/r2", Reporters: 30},
-	}, nil, []tracker.NodeCount{{Node: "c:1", Reporters: 40}, {Node: "d:1", Reporters: 30}}, nil)
+	}, nil, []reports.NodeCount{{Node: "c:1", Reporters: 40}, {Node: "d:1", Reporters: 30}}, nil)
 	f("unknown rack", []Finding{{Node: "z:1", Kind: Rack, Rack: "/r9", Reporters: 3}}, nil, nil, nil)
 	f("unmeasured reporters add", []Finding{{Node: "a:1", Kind: Inbound, Reporters: 3}},
-		[]tracker.NodeCount{{Node: "a:1", Reporters: 2}, {Node: "q:1", Reporters: 1}, {Node: "r:1", Reporters: 0}},
-		[]tracker.NodeCount{{Node: "a:1", Reporters: 5}, {Node: "q:1", Reporters: 1}}, nil)
+		[]reports.NodeCount{{Node: "a:1", Reporters: 2}, {Node: "q:1", Reporters: 1}, {Node: "r:1", Reporters: 0}},
+		[]reports.NodeCount{{Node: "a:1", Reporters: 5}, {Node: "q:1", Reporters: 1}}, nil)
 	if nodes, _ := Evidence([]Finding{{Node: "a:1", Kind: Rack, Rack: "/r2", Reporters: 4}}, nil, nil); nodes != nil {
 		t.Errorf("rack without rackNodes: %v", nodes)
 	}

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/slowpeer/slowpeer/reports"
-	"github.com/slowpeer/slowpeer/tracker"
 )
 
 // ConfirmReports is how many reports of the node that measures a
@@ -30,16 +29,6 @@ import (
 // and a diagnosis on top (the one after the second report), or a single
 // report seen by one diagnosis more than usual gets through.
 const ConfirmReports = 2
-
-// LinkSlowSetConfig returns the hysteresis of the slow set of links beside
-// a slow set of nodes of nodes: a link enters on its first confirmed
-// finding (LinkConfirmer's reports in a row are its delay, and one
-// direction is enough), and leaves as a node does.
-func LinkSlowSetConfig(nodes tracker.SlowSetConfig) tracker.SlowSetConfig {
-	lc := nodes
-	lc.EnterReporters, lc.EnterAfter = 1, 0
-	return lc
-}
 
 // linkState follows one direction that the diagnosis finds slow.
 type linkState struct {
@@ -101,7 +90,7 @@ func (lc *LinkConfirmer) Report(from string, at time.Time, latencies []reports.P
 // reporter's latest report is newer than the last that found it; one that
 // is not found breaks its streak, unless the reporter's latest report
 // held it and that streak's last report is younger than the validity.
-func (lc *LinkConfirmer) Confirm(now time.Time, findings []Finding, reported map[string]time.Time) []tracker.NodeCount {
+func (lc *LinkConfirmer) Confirm(now time.Time, findings []Finding, reported map[string]time.Time) []reports.NodeCount {
 	for _, followed := range lc.dirs {
 		for _, st := range followed {
 			st.seen = false
@@ -132,11 +121,11 @@ func (lc *LinkConfirmer) Confirm(now time.Time, findings []Finding, reported map
 			delete(lc.dirs, from)
 		}
 	}
-	var out []tracker.NodeCount
+	var out []reports.NodeCount
 	for e, n := range confirmed {
-		out = append(out, tracker.NodeCount{Node: e, Reporters: n})
+		out = append(out, reports.NodeCount{Node: e, Reporters: n})
 	}
-	slices.SortFunc(out, func(a, b tracker.NodeCount) int { return strings.Compare(a.Node, b.Node) })
+	slices.SortFunc(out, func(a, b reports.NodeCount) int { return strings.Compare(a.Node, b.Node) })
 	return out
 }
 

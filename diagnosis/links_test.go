@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/slowpeer/slowpeer/reports"
-	"github.com/slowpeer/slowpeer/tracker"
 )
 
 // TestLinkConfirmer drives the link rule through one direction, a → b,
@@ -91,7 +90,7 @@ func TestLinkConfirmerBothDirections(t *testing.T) {
 	beat(t1, a, b, 48)
 	beat(t1, b, a, 48)
 	got := lc.Confirm(t1, both, reported)
-	if len(got) != 1 || got[0] != (tracker.NodeCount{Node: LinkEntity(a, b), Reporters: 2}) {
+	if len(got) != 1 || got[0] != (reports.NodeCount{Node: LinkEntity(a, b), Reporters: 2}) {
 		t.Fatalf("confirmed after two reports each: %v, want %s with 2", got, LinkEntity(a, b))
 	}
 	// Both reporters then send the pair on too few packets: held, while
@@ -104,15 +103,5 @@ func TestLinkConfirmerBothDirections(t *testing.T) {
 	}
 	if got := lc.Confirm(t1.Add(15*time.Minute), nil, reported); len(got) != 0 || len(lc.dirs) != 0 {
 		t.Fatalf("a held streak outlived the validity: %v, %d followed", got, len(lc.dirs))
-	}
-}
-
-// TestLinkSlowSetConfig: links enter on one confirmed finding at once and
-// leave as nodes do.
-func TestLinkSlowSetConfig(t *testing.T) {
-	got := LinkSlowSetConfig(tracker.DefaultSlowSetConfig())
-	want := tracker.SlowSetConfig{EnterReporters: 1, LeaveAfter: tracker.DefaultLeaveAfter}
-	if got != want {
-		t.Fatalf("LinkSlowSetConfig(default) = %+v, want %+v", got, want)
 	}
 }

@@ -112,7 +112,10 @@
 // (EPHEMERAL_SEQUENTIAL _c_<uuid>-lock-N under ROOT/leader, the lowest
 // leads, each other watches its predecessor), in etcd by
 // concurrency.Election on ROOT/leader, on the registration's lease. The
-// leader runs ReplicaConfig.Lead. It stops the moment it is disconnected
+// service's [LeaderWork] (migrating a shared hook event store, publishing,
+// pruning) asks [Replica.Leading] at each step and before each write;
+// work that should run as a goroutine per term can be ReplicaConfig.Lead
+// instead. The leader stops leading the moment it is disconnected
 // from ZooKeeper, its etcd lease is lost, or two thirds of Timeout pass
 // without a registry call succeeding (measured from when the call was
 // sent, so it holds across a SIGSTOP; in etcd only a grant or a renewal of
@@ -134,7 +137,10 @@
 // which checks the config and starts nothing, then run with Run(ctx): it
 // connects, works until ctx ends, and returns once its session and every
 // goroutine it started have ended (a Publisher deletes its znodes first,
-// a Replica deregisters). A nil Logger in a config means slog.Default().
+// a Replica deregisters). A [LeaderWork] has the same shape, and a Step
+// method that its Run calls with the time. A [Registry] is a client, not
+// a component: see its documentation. A nil Logger in a config means
+// slog.Default().
 //
 // The package speaks to ZooKeeper through github.com/go-zookeeper/zk,
 // without SASL: it reads and writes znodes open to all (HiveServer2's ACL

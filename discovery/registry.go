@@ -17,6 +17,13 @@ import (
 // agents (-namenode zk://...), "slowpeer report" and "slowpeer hiveserver
 // pick" find them. It is safe for concurrent use. Open it with
 // OpenRegistry; Close it when done.
+//
+// It has no New + Run shape because it is a client, not a component: its
+// work runs in its callers' goroutines (Members reads once; Follow runs
+// until its context ends, as a Run would, and several may follow at
+// once). The one goroutine it owns follows the ZooKeeper session's events
+// from OpenRegistry on; Close ends the session and returns once that
+// goroutine has stopped.
 type Registry struct {
 	url     RegistryURL
 	timeout time.Duration

@@ -125,7 +125,7 @@ type Config struct {
 	// tracker.DefaultSlowSetConfig). Links enter once found in two
 	// reports in a row of the node that measures them
 	// (diagnosis.LinkConfirmer; at once when EnterAfter is 0) and leave
-	// after LeaveAfter (diagnosis.LinkSlowSetConfig).
+	// after LeaveAfter (tracker.LinkSlowSetConfig).
 	// /slowpeers keeps Hadoop's raw meaning.
 	SlowSet tracker.SlowSetConfig
 	// SuspectEnabled mirrors slowpeer.suspect.enabled (default true): the

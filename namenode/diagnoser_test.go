@@ -134,7 +134,7 @@ func TestPeerLatencyCellsOnDemand(t *testing.T) {
 	}
 }
 
-// TestRunDiagnosis drives RunDiagnosis with synctest's clock: the
+// TestRunDiagnosis drives runDiagnosis with synctest's clock: the
 // findings show once DiagnoseEvery passed after the rows came, and it
 // returns when its context ends.
 func TestRunDiagnosis(t *testing.T) {
@@ -142,7 +142,7 @@ func TestRunDiagnosis(t *testing.T) {
 		s, _, _ := newTestServer(t, func(c *Config) { c.Now = nil })
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan struct{})
-		go func() { s.RunDiagnosis(ctx); close(done) }()
+		go func() { s.runDiagnosis(ctx); close(done) }()
 		clusterBeats(t, s, 8, func(from, to int) float64 {
 			if to == 3 {
 				return 4

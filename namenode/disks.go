@@ -112,7 +112,7 @@ func (d *disks) report(now time.Time, hb reports.Heartbeat) {
 // no longer valid, runs the fleet view over the volumes measured, feeds
 // the slow set of disks with its findings and with the slow-disk reports
 // of nodes that measure none (an agent reading a Hadoop DataNode), and
-// publishes the result. RunDiskDiagnosis calls it.
+// publishes the result. Serve calls it, as it calls Diagnose.
 func (s *Server) DiagnoseDisks(now time.Time) []disk.Finding {
 	d := s.disks
 	d.stepMu.Lock()
@@ -148,11 +148,11 @@ func diskCounts(ids []string) []tracker.NodeCount {
 // of disks as the service does.
 func DiskCounts(ids []string) []tracker.NodeCount { return diskCounts(ids) }
 
-// RunDiskDiagnosis calls DiagnoseDisks every DiagnoseEvery, or after
+// runDiskDiagnosis calls DiagnoseDisks every DiagnoseEvery, or after
 // DiagnoseSpacing times the last one's duration when that is longer (at
 // 10 000 nodes of 12 volumes a fleet view takes tens of milliseconds), as
-// RunDiagnosis does, until ctx is done, then returns nil. Serve runs it.
-func (s *Server) RunDiskDiagnosis(ctx context.Context) error {
+// runDiagnosis does, until ctx is done, then returns nil. Serve runs it.
+func (s *Server) runDiskDiagnosis(ctx context.Context) error {
 	if !s.cfg.Disks.Enabled() {
 		return nil
 	}

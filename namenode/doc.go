@@ -46,7 +46,7 @@
 //     reporter × peer matrix that the heartbeats' peerLatencies fill, each
 //     report replacing its sender's row, run every [DiagnoseEvery] (less
 //     often when it takes long, [DiagnoseSpacing]) by
-//     [Server.RunDiagnosis] ([Server.Diagnose]); readers get the last
+//     [Server.Run] ([Server.Diagnose]); readers get the last
 //     diagnosis ([Server.SlowNodeFindings]), never waiting for a fit, and
 //     a heartbeat only hands its row over. Its findings per kind are
 //     slowpeer_slow_node_findings{kind} in /metrics.
@@ -55,7 +55,7 @@
 //     N dfs.datanode.max.disks.to.report), as Hadoop's Jackson writes
 //     SlowDisksReport; GET /v1/slowdisks: the findings of the fleet view
 //     (disk.Fleet) over the volumes the heartbeats' diskLatencies measure,
-//     run by [Server.RunDiskDiagnosis] as the diagnosis is, each with
+//     run by [Server.Run] ([Server.DiagnoseDisks]) as the diagnosis is, each with
 //     whether its disk is in the slow set of disks (disks.go).
 //   - GET /v1/state: the valid reports with their arrival times and the
 //     DataNode table ([Snapshot], JSON), for a replica that starts; it
@@ -125,14 +125,15 @@
 //
 // [Server.Step] is the periodic work (delete expired reports, forget long
 // dead DataNodes, log the DataNodes that came up and died, and the
-// refused requests, in a few summary lines); [Server.RunSteps] calls it
-// every heartbeat interval until its context ends. [Server.RunDiagnosis]
-// runs the diagnosis every [DiagnoseEvery], [Server.RunSuspects] the fast
-// path every [SuspectEvery]. [Server.Serve] runs them and an
-// HTTP server on a listener, and on cancellation lets in-flight requests
-// finish within Config.ShutdownTimeout; [Server.Run] listens on
-// Config.Listen and serves there; [Server.RunStateFile] and
-// [Server.Restore] run only while called. Nothing else starts a goroutine.
+// refused requests, in a few summary lines). [Server.Run] listens on
+// Config.Listen and serves there ([Server.Serve] does the same on a
+// listener of the caller's): an HTTP server, Step every heartbeat
+// interval, the diagnosis every [DiagnoseEvery] ([Server.Diagnose], and
+// [Server.DiagnoseDisks]), the fast path every [SuspectEvery]
+// ([Server.StepSuspects]); on cancellation it lets in-flight requests
+// finish within Config.ShutdownTimeout and returns once everything it
+// started has stopped. [Server.RunStateFile] and [Server.Restore] run only
+// while called. Nothing else starts a goroutine.
 //
 // # Metrics
 //

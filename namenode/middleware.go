@@ -69,7 +69,7 @@ func (s *Server) accessLog(c *gin.Context) {
 	start := time.Now()
 	c.Next()
 	took := time.Since(start)
-	route := c.FullPath()
+	route := strings.TrimSuffix(c.FullPath(), prefixWildcard) // a HandlePrefix route is its prefix
 	if route == "" {
 		route = unmatchedRoute
 	}

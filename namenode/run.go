@@ -35,7 +35,7 @@ type StepResult struct {
 // it would only say that it is gone (its exit is logged and counted as
 // every exit is, decisions.go). Reads never depend on it (expired reports are never
 // shown, and live/dead is decided at read time); it bounds memory and
-// logs. RunSteps calls it every HeartbeatInterval.
+// logs. Serve calls it every HeartbeatInterval.
 func (s *Server) Step(now time.Time) StepResult {
 	res := StepResult{
 		Expired:   s.tracker.Expire(now),
@@ -67,10 +67,9 @@ func (s *Server) Step(now time.Time) StepResult {
 	return res
 }
 
-// RunSteps calls Step every HeartbeatInterval until ctx is done, then
-// returns nil. Run and Serve call it; call it yourself only when you serve
-// Handler with a server of your own.
-func (s *Server) RunSteps(ctx context.Context) error {
+// runSteps calls Step every HeartbeatInterval until ctx is done, then
+// returns nil. Serve runs it.
+func (s *Server) runSteps(ctx context.Context) error {
 	every(ctx, s.cfg.HeartbeatInterval, func() { s.Step(s.now()) })
 	return nil
 }
@@ -138,10 +137,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	stepCtx, stopSteps := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	wg.Go(func() { s.RunSteps(stepCtx) })
-	wg.Go(func() { s.RunDiagnosis(stepCtx) })
-	wg.Go(func() { s.RunDiskDiagnosis(stepCtx) })
-	wg.Go(func() { s.RunSuspects(stepCtx) })
+	wg.Go(func() { s.runSteps(stepCtx) })
+	wg.Go(func() { s.runDiagnosis(stepCtx) })
+	wg.Go(func() { s.runDiskDiagnosis(stepCtx) })
+	wg.Go(func() { s.runSuspects(stepCtx) })
 	served := make(chan error, 1)
 	wg.Go(func() { served <- srv.Serve(ln) })
 	s.log.Info("serving", slog.String("listen", addr))

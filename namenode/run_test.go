@@ -180,7 +180,7 @@ func TestRunSteps(t *testing.T) {
 		mustHeartbeat(t, s, report("10.0.0.2:9866", "10.0.0.5:9866"))
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan struct{})
-		go func() { s.RunSteps(ctx); close(done) }()
+		go func() { s.runSteps(ctx); close(done) }()
 
 		time.Sleep(cfg.DeadAfter() + cfg.HeartbeatInterval)
 		synctest.Wait()

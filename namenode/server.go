@@ -7,12 +7,12 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/gin-gonic/gin"
-	"github.com/slowpeer/slowpeer/diagnosis"
 	"github.com/slowpeer/slowpeer/hosts"
 	"github.com/slowpeer/slowpeer/jmx"
 	"github.com/slowpeer/slowpeer/reports"
@@ -31,9 +31,19 @@ const (
 // Server is the NameNode-side service: it ingests heartbeats into a
 // Tracker and a DataNodes table and answers the HTTP API. It is safe for
 // concurrent use. Build it with New, add other packages' routes with
-// Handle and their metric families with AddMetrics, then Run (or Serve on
-// a listener of your own, or use Handler with a server of your own and
-// RunSteps for the periodic Step).
+// Handle and their metric families with AddMetrics, then Run it: Run
+// listens on Config.Listen, serves, runs every periodic step and returns
+// once all of them have stopped.
+//
+// Three more entry points exist, each for a reason Run cannot serve:
+// Serve is Run on a listener the caller opened, for a caller that needs
+// the address before the service starts (port 0, an address to register
+// with the other replicas); Handler gives the routes alone, without the
+// periodic steps, for tests and benchmarks that drive Step, Diagnose and
+// StepSuspects with their own clock; RunStateFile keeps the state file,
+// which the caller starts only once it has restored the state
+// (StartState) from another replica or from that file, a choice made
+// outside the Server.
 type Server struct {
 	cfg     Config
 	log     *slog.Logger
@@ -105,7 +115,7 @@ func New(cfg Config) (*Server, error) {
 			MaxSlowNodes: cfg.MaxSlowNodes,
 		}),
 		slowSet:   tracker.NewSlowSet(cfg.SlowSet),
-		slowLinks: tracker.NewSlowSet(diagnosis.LinkSlowSetConfig(cfg.SlowSet)),
+		slowLinks: tracker.NewSlowSet(tracker.LinkSlowSetConfig(cfg.SlowSet)),
 		nodes:     NewDataNodes(cfg.DeadAfter(), cfg.MaxDataNodes),
 		heads:     make(map[string]bool),
 	}
@@ -169,17 +179,41 @@ func New(cfg Config) (*Server, error) {
 
 // Handle serves h for requests of method (GET, POST, ...) to path, beside
 // the Server's own routes; another package adds its routes this way (the
-// HiveServer picker's /rest/hiveserver/send, for instance). They get what
-// every route gets: the access log, panic recovery, the bearer-token check
-// on every request that is not a GET, HEAD or OPTIONS, and the
+// HiveServer picker's /rest/hiveserver/send, for instance). path is a
+// plain path, matched exactly: it starts with "/" and holds no ":" or
+// "*"; HandlePrefix serves a whole subtree. The routes get what every
+// route gets: the access log, panic recovery, the bearer-token check on
+// every request that is not a GET, HEAD or OPTIONS, and the
 // request-duration histogram, labelled with path. A GET route answers
 // HEAD too, with the same handler (net/http drops the body); a HEAD route
 // for a path that has its GET already is that one, and h is not used.
-// path is a pattern:
-// ":name" matches one segment, "*name" the rest. Call Handle before
-// Handler, Run or Serve; it panics once the Server serves, and for a path
-// that is already taken.
+// Call Handle before Handler, Run or Serve; it panics once the Server
+// serves, for a path that is not plain, and for a path already taken.
 func (s *Server) Handle(method, path string, h http.Handler) {
+	if !strings.HasPrefix(path, "/") || strings.ContainsAny(path, ":*") {
+		panic(fmt.Sprintf("BUG: namenode.Server.Handle: %q is not a plain path", path))
+	}
+	s.handle(method, path, h)
+}
+
+// HandlePrefix serves h for requests of method to prefix and every path
+// below it, as Handle does for one path: prefix starts and ends with "/",
+// holds no ":" or "*", and is not "/" itself (the Server's own routes are
+// below it). The request-duration histogram labels the whole subtree
+// with prefix. A path below prefix that Handle or the Server also serves
+// must not be added.
+func (s *Server) HandlePrefix(method, prefix string, h http.Handler) {
+	if len(prefix) < 3 || !strings.HasPrefix(prefix, "/") || !strings.HasSuffix(prefix, "/") || strings.ContainsAny(prefix, ":*") {
+		panic(fmt.Sprintf("BUG: namenode.Server.HandlePrefix: %q is not a plain prefix ending in /", prefix))
+	}
+	s.handle(method, prefix+prefixWildcard, h)
+}
+
+// prefixWildcard ends the gin pattern of a HandlePrefix route.
+const prefixWildcard = "*rest"
+
+// handle adds the route of the gin pattern path.
+func (s *Server) handle(method, path string, h http.Handler) {
 	if s.serving.Load() {
 		panic("BUG: namenode.Server.Handle called after the server started serving")
 	}

@@ -155,7 +155,7 @@ func TestHandle(t *testing.T) {
 	}
 	s.Handle("GET", "/v1/extra", reply("got"))
 	s.Handle("POST", "/v1/extra", reply("posted"))
-	s.Handle("GET", "/v1/items/:id", reply("item"))
+	s.HandlePrefix("GET", "/v1/items/", reply("item"))
 	s.Handle("GET", "/v1/boom", http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("kaboom") }))
 	if w := do(t, s, "GET", "/v1/extra", ""); w.Code != 200 || w.Body.String() != "got" {
 		t.Fatalf("added GET: %d %s", w.Code, w.Body)
@@ -171,14 +171,17 @@ func TestHandle(t *testing.T) {
 		t.Fatalf("panic not logged with a stack:\n%s", l)
 	}
 	// Added routes get their duration histogram, labelled with the
-	// pattern, not the path.
-	do(t, s, "GET", "/v1/items/1", "")
-	do(t, s, "GET", "/v1/items/2", "")
+	// prefix, not the path.
+	for _, path := range []string{"/v1/items/1", "/v1/items/2/3", "/v1/items/"} {
+		if w := do(t, s, "GET", path, ""); w.Code != 200 || w.Body.String() != "item" {
+			t.Fatalf("GET %s under the prefix: %d %s", path, w.Code, w.Body)
+		}
+	}
 	var b bytes.Buffer
 	s.WriteMetrics(&b)
 	for _, want := range []string{
 		`slowpeer_http_request_duration_seconds_count{method="GET",route="/v1/extra"} 1`,
-		`slowpeer_http_request_duration_seconds_count{method="GET",route="/v1/items/:id"} 2`,
+		`slowpeer_http_request_duration_seconds_count{method="GET",route="/v1/items/"} 3`,
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Fatalf("no %s:\n%s", want, b.String())
@@ -190,6 +193,29 @@ func TestHandle(t *testing.T) {
 		}
 	}()
 	s.Handle("GET", "/v1/late", reply("late"))
+}
+
+// TestHandleRefusesPatterns: Handle takes plain paths and HandlePrefix
+// plain prefixes; gin's pattern syntax is not theirs to accept.
+func TestHandleRefusesPatterns(t *testing.T) {
+	s, _, _ := newTestServer(t, nil)
+	h := http.NotFoundHandler()
+	f := func(name string, add func()) {
+		t.Helper()
+		defer func() {
+			t.Helper()
+			if recover() == nil {
+				t.Errorf("%s: no panic", name)
+			}
+		}()
+		add()
+	}
+	f("a parameter", func() { s.Handle("GET", "/v1/items/:id", h) })
+	f("a wildcard", func() { s.Handle("GET", "/v1/items/*rest", h) })
+	f("no leading slash", func() { s.Handle("GET", "v1/items", h) })
+	f("a prefix without its slash", func() { s.HandlePrefix("GET", "/v1/items", h) })
+	f("the root as a prefix", func() { s.HandlePrefix("GET", "/", h) })
+	f("a prefix with a parameter", func() { s.HandlePrefix("GET", "/v1/:x/", h) })
 }
 
 func TestAccessLog(t *testing.T) {

@@ -33,15 +33,15 @@ const (
 	TopologyFileKey = "net.topology.table.file.name"
 )
 
-// DiagnoseEvery is how often the service runs the diagnosis
-// (RunDiagnosis) while it is cheap; in between /v1/slownodes, /metrics,
+// DiagnoseEvery is how often the service runs the diagnosis (Serve
+// does) while it is cheap; in between /v1/slownodes, /metrics,
 // the slow set and the dashboard give the last one. A diagnosis of 1 000
 // nodes takes about 16 ms, of 10 000 nodes with 50 peers each about
-// 0.16 s, and after one that took d RunDiagnosis waits at least
+// 0.16 s, and after one that took d Serve waits at least
 // DiagnoseSpacing × d (8 s at 10 000 nodes: at most 2 % of a core).
 const DiagnoseEvery = 2 * time.Second
 
-// DiagnoseSpacing is how many times its own duration RunDiagnosis leaves
+// DiagnoseSpacing is how many times its own duration Serve leaves
 // after a diagnosis before the next (DiagnoseEvery). A large cluster's
 // fit is the longest thing the service computes and one CPU burst; its
 // cells change only when a reporter reports (every report interval, 5
@@ -61,7 +61,7 @@ var kinds = []diagnosis.Kind{diagnosis.Inbound, diagnosis.Outbound, diagnosis.Bo
 // matrix, feeds the slow sets with the findings (slowset.go) and
 // publishes the findings, which readers get until the next call. It
 // returns the findings; the slice is shared, do not modify it.
-// RunDiagnosis calls it every DiagnoseEvery; calls are serialised, and a
+// Serve calls it every DiagnoseEvery; calls are serialised, and a
 // heartbeat never waits for one.
 func (s *Server) Diagnose(now time.Time) []diagnosis.Finding {
 	d := s.diag
@@ -76,11 +76,11 @@ func (s *Server) Diagnose(now time.Time) []diagnosis.Finding {
 	return findings
 }
 
-// RunDiagnosis calls Diagnose every DiagnoseEvery, or after DiagnoseSpacing
+// runDiagnosis calls Diagnose every DiagnoseEvery, or after DiagnoseSpacing
 // times the last one's duration when that is longer, until ctx is done,
 // then returns nil. Serve runs it; call it yourself only when you serve
 // Handler with a server of your own.
-func (s *Server) RunDiagnosis(ctx context.Context) error {
+func (s *Server) runDiagnosis(ctx context.Context) error {
 	var next time.Time // the earliest start of the next diagnosis
 	every(ctx, DiagnoseEvery, func() {
 		if time.Now().Before(next) {
@@ -129,7 +129,7 @@ func (d *diagnoser) writeMetrics(w io.Writer) {
 }
 
 // SlowNodeFindings returns the last diagnosis, as GET /v1/slownodes gives
-// it (at most DiagnoseEvery old while RunDiagnosis runs; empty before the
+// it (at most DiagnoseEvery old while the Server serves; empty before the
 // first Diagnose). The slice is the caller's.
 func (s *Server) SlowNodeFindings() []diagnosis.Finding {
 	return slices.Clone(s.diag.current().findings)

@@ -27,7 +27,7 @@ import (
 // A link enters once one direction is found slow in two reports in a row
 // of the node that measures it (diagnosis.LinkConfirmer, the simulator's
 // rule; at once without hysteresis, Config.SlowSet.EnterAfter 0), and
-// leaves as a node does (diagnosis.LinkSlowSetConfig).
+// leaves as a node does (tracker.LinkSlowSetConfig).
 // The tracker, behind /slowpeers, keeps Hadoop's raw meaning.
 
 // The slow set's families.

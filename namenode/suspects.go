@@ -19,7 +19,7 @@ import (
 // The fast path (package suspect): every heartbeat's recentLatencies go
 // to a suspect.Detector after the heartbeat is applied, and its reply
 // carries the probe requests the detector has for the sender;
-// RunSuspects steps the detector every SuspectEvery. A confirmed node
+// Serve steps the detector every SuspectEvery. A confirmed node
 // enters the slow set at once (tracker.SlowSet.Admit), a confirmed link
 // the slow set of links, each logged by the decisions log with reason
 // "fast path"; while the detector still finds them slow they are
@@ -30,7 +30,7 @@ import (
 // SuspectsPath serves the fast path's suspicions (GET, JSON).
 const SuspectsPath = "/v1/suspects"
 
-// SuspectEvery is how often RunSuspects steps the fast path.
+// SuspectEvery is how often Serve steps the fast path.
 const SuspectEvery = 500 * time.Millisecond
 
 // The fast path's families.
@@ -118,7 +118,7 @@ func plainReply(slow bool) []byte {
 // the fast path is off, nor on a standby replica: the agents heartbeat
 // to every replica, and only the leader asks them for probes (a standby
 // keeps observing, and takes over with the model the heartbeats built).
-// RunSuspects calls it every SuspectEvery.
+// Serve calls it every SuspectEvery.
 func (s *Server) StepSuspects(now time.Time) []suspect.Verdict {
 	f := s.fast
 	if f.det == nil || s.State() == "standby" {
@@ -175,10 +175,10 @@ func (s *Server) StepSuspects(now time.Time) []suspect.Verdict {
 	return vs
 }
 
-// RunSuspects calls StepSuspects every SuspectEvery until ctx is done,
+// runSuspects calls StepSuspects every SuspectEvery until ctx is done,
 // then returns nil. Serve runs it; call it yourself only when you serve
 // Handler with a server of your own.
-func (s *Server) RunSuspects(ctx context.Context) error {
+func (s *Server) runSuspects(ctx context.Context) error {
 	if s.fast.det == nil {
 		return nil
 	}

@@ -10,15 +10,17 @@ import (
 	"time"
 )
 
-// DefaultWindow is the length of one rolling window, the default of
-// slowpeer.rolling.window. Hadoop hard-codes it: MutableRollingAverages'
-// WINDOW_SIZE_MS_DEFAULT is 300 000 ms.
-const DefaultWindow = 5 * time.Minute
+// HadoopDefaultWindow is Hadoop's length of one rolling window, which it
+// hard-codes: MutableRollingAverages' WINDOW_SIZE_MS_DEFAULT is 300 000 ms.
+// It is not slowpeer's default (datanode.DefaultRollingWindow, 1 minute);
+// the local preset (datanode.DefaultLocalConfig) uses it.
+const HadoopDefaultWindow = 5 * time.Minute
 
-// DefaultWindows is the number of windows a key's average spans, the default
-// of slowpeer.rolling.windows. Hadoop hard-codes it: MutableRollingAverages'
-// NUM_WINDOWS_DEFAULT is 36, so an average covers 3 hours.
-const DefaultWindows = 36
+// HadoopDefaultWindows is Hadoop's number of windows a key's average spans,
+// which it hard-codes: MutableRollingAverages' NUM_WINDOWS_DEFAULT is 36, so
+// an average covers 3 hours. It is not slowpeer's default
+// (datanode.DefaultRollingWindows, 3).
+const HadoopDefaultWindows = 36
 
 // Average is one key's rolling average at the time of a snapshot.
 type Average struct {
@@ -122,11 +124,6 @@ func (a *Averages) addNewBatch(w int64, key string, sum float64, count int64) {
 			a.n.Add(-1)
 		}
 	}
-}
-
-// Add records the sample v for key now; see AddAt.
-func (a *Averages) Add(key string, v float64) {
-	a.AddAt(time.Now(), key, v)
 }
 
 // Snapshot returns the rolling average of every key with more than

@@ -20,7 +20,7 @@ func benchKeys(n int) []string {
 // BenchmarkAddAt records into one known key on one goroutine: the cost of
 // one packet on a DataNode's hot path.
 func BenchmarkAddAt(b *testing.B) {
-	a := New(DefaultWindow, DefaultWindows)
+	a := New(HadoopDefaultWindow, HadoopDefaultWindows)
 	now := time.Unix(1_700_000_000, 0)
 	a.AddAt(now, "10.0.0.5:9866", 1)
 	b.ReportAllocs()
@@ -46,7 +46,7 @@ func BenchmarkAddAtParallelShared(b *testing.B) {
 }
 
 func benchmarkAddAtParallel(b *testing.B, shared bool) {
-	a := New(DefaultWindow, DefaultWindows)
+	a := New(HadoopDefaultWindow, HadoopDefaultWindows)
 	now := time.Unix(1_700_000_000, 0)
 	keys := benchKeys(1000)
 	for _, k := range keys {
@@ -78,16 +78,16 @@ func benchmarkAddAtParallel(b *testing.B, shared bool) {
 // BenchmarkSnapshot takes a snapshot of 1 000 keys, every one with samples
 // in all 36 windows.
 func BenchmarkSnapshot(b *testing.B) {
-	a := New(DefaultWindow, DefaultWindows)
+	a := New(HadoopDefaultWindow, HadoopDefaultWindows)
 	start := time.Unix(1_700_000_000, 0)
 	keys := benchKeys(1000)
-	for w := range DefaultWindows {
-		now := start.Add(time.Duration(w) * DefaultWindow)
+	for w := range HadoopDefaultWindows {
+		now := start.Add(time.Duration(w) * HadoopDefaultWindow)
 		for _, k := range keys {
 			a.AddAt(now, k, float64(w))
 		}
 	}
-	now := start.Add((DefaultWindows - 1) * DefaultWindow)
+	now := start.Add((HadoopDefaultWindows - 1) * HadoopDefaultWindow)
 	b.ReportAllocs()
 	for b.Loop() {
 		if got := a.Snapshot(now, 0); len(got) != len(keys) {

@@ -96,7 +96,6 @@
 // CompareAndDelete; an AddAt that finds a dead series stores a fresh one, so a
 // sample recorded while its key is being deleted is never lost.
 //
-// The package is a pure core: it never reads the clock except in Add, a thin
-// wrapper of AddAt for callers that want the current time, and starts no
-// goroutines.
+// The package is a pure core: it never reads the clock (every call takes
+// now) and starts no goroutines.
 package rolling

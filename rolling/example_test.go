@@ -9,7 +9,7 @@ import (
 
 func Example() {
 	// Hadoop's layout: 36 windows of 5 minutes, so averages span 3 hours.
-	peers := rolling.New(rolling.DefaultWindow, rolling.DefaultWindows)
+	peers := rolling.New(rolling.HadoopDefaultWindow, rolling.HadoopDefaultWindows)
 
 	// Windows are aligned to the epoch: 08:00 UTC starts one.
 	start := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)

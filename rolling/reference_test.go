@@ -99,8 +99,8 @@ func TestAgainstReference(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		sequences /= 10
 	}
-	windowLens := []time.Duration{time.Nanosecond, 7 * time.Nanosecond, time.Second, DefaultWindow}
-	windowCounts := []int{1, 2, 3, 5, DefaultWindows}
+	windowLens := []time.Duration{time.Nanosecond, 7 * time.Nanosecond, time.Second, HadoopDefaultWindow}
+	windowCounts := []int{1, 2, 3, 5, HadoopDefaultWindows}
 	keys := []string{"a", "b", "c", "10.0.0.5:9866", "10.0.0.6:9866"}
 	for seq := range sequences {
 		rng := rand.New(rand.NewPCG(uint64(seq), 0x5eed))

@@ -159,7 +159,7 @@ func HadoopAlgorithm() Algorithm {
 	agent := datanode.DefaultConfig()
 	agent.HeartbeatInterval = reports.DefaultHeartbeatInterval
 	agent.ReportInterval = reports.HadoopOutliersReportInterval
-	agent.RollingWindow, agent.RollingWindows = rolling.DefaultWindow, rolling.DefaultWindows
+	agent.RollingWindow, agent.RollingWindows = rolling.HadoopDefaultWindow, rolling.HadoopDefaultWindows
 	agent.MinOutlierDetectionSamples = datanode.HadoopMinOutlierDetectionSamples
 	agent.MinOutlierDetectionNodes = outlier.DefaultMinResources
 	agent.LowThreshold = outlier.DefaultLowThreshold

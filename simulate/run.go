@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/slowpeer/slowpeer/datanode"
-	"github.com/slowpeer/slowpeer/diagnosis"
 	"github.com/slowpeer/slowpeer/suspect"
 	"github.com/slowpeer/slowpeer/tracker"
 )
@@ -131,7 +130,7 @@ func newSim(cfg Config) (*sim, error) {
 		fc.Rack = c.topology.Rack
 		s.fast = newFastPath(cfg, c, &s.fault, suspect.New(fc))
 		set := cfg.Slowpeer.SlowSet
-		s.services[0].fast = &fastSets{nodes: tracker.NewSlowSet(set), links: tracker.NewSlowSet(diagnosis.LinkSlowSetConfig(set)),
+		s.services[0].fast = &fastSets{nodes: tracker.NewSlowSet(set), links: tracker.NewSlowSet(tracker.LinkSlowSetConfig(set)),
 			score: newScore(onset, &s.fault)}
 	}
 	s.nodes = make([]*node, c.n)

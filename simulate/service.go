@@ -60,7 +60,7 @@ func newService(alg Algorithm, c *cluster, sc *score) (*service, error) {
 		// A link is confirmed by reports in a row, as the service
 		// confirms it (diagnosis.LinkConfirmer), which is its delay to
 		// enter; it leaves as a node does.
-		s.links = tracker.NewSlowSet(diagnosis.LinkSlowSetConfig(alg.SlowSet))
+		s.links = tracker.NewSlowSet(tracker.LinkSlowSetConfig(alg.SlowSet))
 		s.confirm, s.reported = diagnosis.NewLinkConfirmer(dc.MinSamples, alg.ReportValidity), map[string]time.Time{}
 	}
 	return s, nil

@@ -155,7 +155,7 @@ func TestTopCounts(t *testing.T) {
 	tr.Report(trackerAt(-trackerValidity/2), "r3:1", peersNamed("c:1", "b:1"))
 	now := trackerAt(trackerValidity/2 + time.Second) // r3's report has expired
 	top, slow := tr.TopCounts(now, 2)
-	want := []NodeCount{{"b:1", 2}, {"c:1", 1}}
+	want := []NodeCount{{Node: "b:1", Reporters: 2}, {Node: "c:1", Reporters: 1}}
 	if !reflect.DeepEqual(top, want) || slow != 3 {
 		t.Fatalf("TopCounts = %v, %d; want %v, 3", top, slow, want)
 	}

@@ -51,6 +51,16 @@ func DefaultSlowSetConfig() SlowSetConfig {
 	return SlowSetConfig{EnterAfter: DefaultEnterAfter, EnterReporters: DefaultEnterReporters, LeaveAfter: DefaultLeaveAfter}
 }
 
+// LinkSlowSetConfig returns the hysteresis of the slow set of links beside
+// a slow set of nodes of nodes: a link enters on its first confirmed
+// finding (diagnosis.LinkConfirmer's reports in a row are its delay, and
+// one direction is enough), and leaves as a node does.
+func LinkSlowSetConfig(nodes SlowSetConfig) SlowSetConfig {
+	lc := nodes
+	lc.EnterReporters, lc.EnterAfter = 1, 0
+	return lc
+}
+
 // RawSlowSetConfig is the hysteresis of none: a node is in the set while
 // at least one valid report names it, Hadoop's meaning of a slow peer.
 func RawSlowSetConfig() SlowSetConfig {

@@ -62,11 +62,11 @@ func TestSlowSetHysteresis(t *testing.T) {
 func TestSlowSetChange(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)
 	s := NewSlowSet(RawSlowSetConfig())
-	ch := s.Update(t0, []NodeCount{{"b", 1}, {"a", 3}})
+	ch := s.Update(t0, []NodeCount{{Node: "b", Reporters: 1}, {Node: "a", Reporters: 3}})
 	if !slices.Equal(ch.Entered, []string{"a", "b"}) || len(ch.Left) != 0 {
 		t.Fatalf("first change %+v", ch)
 	}
-	ch = s.Update(t0.Add(time.Minute), []NodeCount{{"b", 1}})
+	ch = s.Update(t0.Add(time.Minute), []NodeCount{{Node: "b", Reporters: 1}})
 	if len(ch.Entered) != 0 || !slices.Equal(ch.Left, []string{"a"}) {
 		t.Fatalf("second change %+v", ch)
 	}
@@ -158,5 +158,15 @@ func TestSlowSetAdmit(t *testing.T) {
 	s.Admit(t0.Add(21*time.Minute), "b")
 	if m := s.Members(); len(m) != 1 || !m[0].FoundSince.Equal(t0.Add(20*time.Minute)) || !m[0].Since.Equal(t0.Add(21*time.Minute)) {
 		t.Fatalf("members %+v", m)
+	}
+}
+
+// TestLinkSlowSetConfig: links enter on one confirmed finding at once and
+// leave as nodes do.
+func TestLinkSlowSetConfig(t *testing.T) {
+	got := LinkSlowSetConfig(DefaultSlowSetConfig())
+	want := SlowSetConfig{EnterReporters: 1, LeaveAfter: DefaultLeaveAfter}
+	if got != want {
+		t.Fatalf("LinkSlowSetConfig(default) = %+v, want %+v", got, want)
 	}
 }

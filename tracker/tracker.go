@@ -172,13 +172,9 @@ func (t *Tracker) Expire(now time.Time) int {
 	return deleted
 }
 
-// NodeCount is a slow node and its number of valid reporters.
-type NodeCount struct {
-	// Node is the slow node's id, "host:port".
-	Node string
-	// Reporters is the number of nodes whose valid report names Node.
-	Reporters int
-}
+// NodeCount is a slow node and its number of valid reporters
+// (reports.NodeCount, which the diagnosis gives the slow sets too).
+type NodeCount = reports.NodeCount
 
 // Counts returns every slow node with valid reports at now and its number
 // of valid reporters, sorted by node name (for metrics). The slice is the

@@ -158,7 +158,7 @@ func mountDashboard(srv *namenode.Server, src *dashboardSource, now func() time.
 		d.ServeHTTP(w, r)
 	})
 	for _, m := range []string{http.MethodGet, http.MethodHead} {
-		srv.Handle(m, dashboard.Path+"*rest", h)
+		srv.HandlePrefix(m, dashboard.Path, h)
 		srv.Handle(m, "/", toPage)
 	}
 	return d

@@ -64,24 +64,19 @@ func (f *hs2Flags) watcher(log *slog.Logger, onChange func()) (*discovery.Watche
 	return w, nil
 }
 
-// publisher returns the publisher of the first HiveServers that eligible
-// returns, with what registration knows of their registrations (the
-// watchers'); nil without -hs2-publish-namespace. With leading (the
-// leader's check of -registry) it writes only while leading says so, and
-// takes the namespace over from an earlier leader. Nothing runs before
-// its Run.
-func (f *hs2Flags) publisher(log *slog.Logger, eligible func() []string, registration func(string) (discovery.Registration, bool), leading func() bool) (*discovery.Publisher, error) {
+// publisher returns the configuration of the publisher of the first
+// HiveServers that eligible returns, with what registration knows of
+// their registrations (the watchers'); nil without
+// -hs2-publish-namespace. The leader's work runs a Publisher of it each
+// term (discovery.LeaderWork), which writes only while this replica leads
+// and takes the namespace over from an earlier leader.
+func (f *hs2Flags) publisher(log *slog.Logger, eligible func() []string, registration func(string) (discovery.Registration, bool)) *discovery.PublisherConfig {
 	if f.publishNS == "" {
-		return nil, nil
+		return nil
 	}
 	servers, _ := discovery.ParseServers(f.zookeeper) // checked
 	cfg := discovery.DefaultPublisherConfig()
 	cfg.Servers, cfg.Namespace, cfg.Count = servers, f.publishNS, f.count
 	cfg.Eligible, cfg.Registration, cfg.Logger = eligible, registration, log
-	cfg.Leading, cfg.TakeOver = leading, leading != nil
-	p, err := discovery.NewPublisher(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("publish HiveServers: %w", err)
-	}
-	return p, nil
+	return &cfg
 }

@@ -74,7 +74,7 @@ func namenodeDefaults() [][]keyDefault {
 // group: the HTTP service, with -registry the replica's registration
 // and election, with the ZooKeeper flags the watcher of HiveServer2's
 // registrations, and the leader's work (the publisher, the store's
-// pruning), run by the replica while it leads; the picker and its store
+// pruning and migration), done while the replica leads; the picker and its store
 // are closed after all of them have stopped. A replica whose registration
 // is deleted by hand stops this way: it serves no new request, lets those
 // in flight finish, and exits 0.
@@ -118,12 +118,11 @@ func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		ln.Close()
 		return inputError{err}
 	}
-	var work *leaderWork // set before anything runs
 	scheme := "http"
 	if cfg.TLS != nil {
 		scheme = "https"
 	}
-	replica, self, err := f.replica(ln, scheme, conf, log, func(ctx context.Context) error { return work.run(ctx) })
+	replica, self, err := f.replica(ln, scheme, conf, log)
 	if err != nil {
 		ln.Close()
 		return usageError{err}
@@ -170,10 +169,8 @@ func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		return err
 	}})
 	g.Go("reload on SIGHUP", newHangup(log, reload).run)
-	if replica == nil {
-		g.Go("leader work", work.run)
-	} else {
-		work.leading = replica.Leading
+	g.Go("leader work", work.Run)
+	if replica != nil {
 		g.Go("registry", replica.Run)
 	}
 	// The picker commits until the HTTP service has let in-flight hook
@@ -187,7 +184,7 @@ func runNamenode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 // replica returns the registration of -registry (nil without it) and
 // the address this service goes by; scheme is how it serves (http or
 // https, as its registered name says).
-func (f *namenodeFlags) replica(ln net.Listener, scheme string, conf hadoopConf, log *slog.Logger, lead func(context.Context) error) (*discovery.Replica, string, error) {
+func (f *namenodeFlags) replica(ln net.Listener, scheme string, conf hadoopConf, log *slog.Logger) (*discovery.Replica, string, error) {
 	u, _ := f.registry.check() // checked by config
 	if u.Kind == "" {
 		return nil, ln.Addr().String(), nil
@@ -200,7 +197,6 @@ func (f *namenodeFlags) replica(ln net.Listener, scheme string, conf hadoopConf,
 	if err != nil {
 		return nil, "", err
 	}
-	cfg.Lead = lead
 	r, err := discovery.NewReplica(cfg)
 	return r, self, err
 }
@@ -208,20 +204,23 @@ func (f *namenodeFlags) replica(ln net.Listener, scheme string, conf hadoopConf,
 // namenodeComponents adds to g what serves beside srv: the HiveServer
 // picker (and its store) and the dashboard mounted on srv, and the
 // watchers of the ZooKeeper and etcd flags. It returns the picker and the
-// leader's work (the publisher, the store's pruning), which the caller
-// runs.
-func namenodeComponents(ctx context.Context, g *group, f *namenodeFlags, conf hadoopConf, srv *namenode.Server, replica *discovery.Replica, log *slog.Logger) (*hiveserver.Picker, *leaderWork, error) {
-	var notify func() // set before anything runs
-	changed := func() {
-		if notify != nil {
-			notify()
+// leader's work (the publisher, the store's pruning and migration), which
+// the caller runs.
+func namenodeComponents(ctx context.Context, g *group, f *namenodeFlags, conf hadoopConf, srv *namenode.Server, replica *discovery.Replica, log *slog.Logger) (*hiveserver.Picker, *discovery.LeaderWork, error) {
+	// The watchers tell the leader's publisher that the pick may have
+	// changed.
+	changed := make(chan struct{}, 1)
+	notify := func() {
+		select {
+		case changed <- struct{}{}:
+		default:
 		}
 	}
-	w, err := f.hs2.watcher(log, changed)
+	w, err := f.hs2.watcher(log, notify)
 	if err != nil {
 		return nil, nil, err
 	}
-	ew, err := f.kyuubi.watcher(log, changed)
+	ew, err := f.kyuubi.watcher(log, notify)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -268,15 +267,22 @@ func namenodeComponents(ctx context.Context, g *group, f *namenodeFlags, conf ha
 	dash := mountDashboard(srv, src, time.Now)
 	g.Go("dashboard", dash.Run)
 	pcfg, _ := hiveserverConfig(f.store, f.hiveservers, conf) // read by openHiveserver
-	work := &leaderWork{hs2: &f.hs2, registration: registration, store: store, retention: pcfg.Retention, log: log,
-		eligible: func() []string {
-			now := time.Now()
-			return picker.Ranked(now, srv.AvoidedHosts(now))
-		}}
-	if leaderMigrates {
-		work.reload = picker.Refresh
+	eligible := func() []string {
+		now := time.Now()
+		return picker.Ranked(now, srv.AvoidedHosts(now))
 	}
-	notify = work.notify
+	wcfg := discovery.LeaderWorkConfig{Store: store, Retention: pcfg.Retention, Changed: changed, Logger: log,
+		Publish: f.hs2.publisher(log, eligible, registration)}
+	if replica != nil {
+		wcfg.Leading = replica.Leading
+	}
+	if leaderMigrates {
+		wcfg.Migrate, wcfg.Reloaded = true, picker.Refresh
+	}
+	work, err := discovery.NewLeaderWork(wcfg)
+	if err != nil {
+		return nil, nil, err
+	}
 	return picker, work, nil
 }
 

@@ -74,7 +74,7 @@ func serveOne(s *namenode.Server, method, target, body, contentType string) *htt
 }
 
 // slowReport posts a heartbeat from reporter naming each of peers slow,
-// then runs the diagnosis that feeds the slow set, as RunDiagnosis would.
+// then runs the diagnosis that feeds the slow set, as Serve would.
 func slowReport(t *testing.T, s *namenode.Server, reporter string, peers ...string) {
 	t.Helper()
 	hb := reports.Heartbeat{Node: reporter, SlowPeers: []reports.SlowPeer{}}

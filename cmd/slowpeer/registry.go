@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"crypto/tls"
 	"encoding/json"
 	"errors"
@@ -11,12 +10,8 @@ import (
 	"net"
 	"net/http"
 	"runtime/debug"
-	"sync"
-	"sync/atomic"
-	"time"
 
 	"github.com/slowpeer/slowpeer/discovery"
-	"github.com/slowpeer/slowpeer/hiveserver/sqlstore"
 	"github.com/slowpeer/slowpeer/namenode"
 )
 
@@ -89,101 +84,6 @@ func replicaConfig(u discovery.RegistryURL, advertise, scheme string, conf hadoo
 		return cfg, fmt.Errorf("-registry: %w", err)
 	}
 	return cfg, nil
-}
-
-// leaderWork is what one replica alone does, the leader with -registry,
-// else the only one: migrate the schema of a shared hook event store
-// (with reload set; a lone service's store is migrated when opened),
-// then publish the balanced HiveServer2 namespace (a new publisher each
-// term) and prune the store. leading guards every write.
-type leaderWork struct {
-	hs2          *hs2Flags
-	registration func(server string) (discovery.Registration, bool) // what the watchers know
-	eligible     func() []string
-	store        *sqlstore.Store
-	retention    time.Duration
-	leading      func() bool // nil: always
-	log          *slog.Logger
-	// reload, when set, makes the term start with the store's
-	// migration, then is called (the picker's Refresh) so that this
-	// replica serves at once rather than at its picker's next try.
-	reload func(ctx context.Context) error
-
-	publisher atomic.Pointer[discovery.Publisher] // the running term's
-}
-
-// notify tells the running publisher, if any, that the pick may have
-// changed.
-func (w *leaderWork) notify() {
-	if p := w.publisher.Load(); p != nil {
-		p.Notify()
-	}
-}
-
-// pruneEvery is how often the leader prunes the store.
-const pruneEvery = time.Hour
-
-func (w *leaderWork) run(ctx context.Context) error {
-	if err := w.migrate(ctx); err != nil {
-		return err
-	}
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	pub, err := w.hs2.publisher(w.log, w.eligible, w.registration, w.leading)
-	if err != nil {
-		return err
-	}
-	if pub != nil {
-		w.publisher.Store(pub)
-		defer w.publisher.CompareAndSwap(pub, nil)
-		wg.Go(func() {
-			if err := pub.Run(ctx); err != nil {
-				// Stopping: the znodes go with the session anyway.
-				w.log.Warn("unpublish HiveServers", slog.Any("err", err))
-			}
-		})
-	}
-	tick := time.NewTicker(pruneEvery)
-	defer tick.Stop()
-	for {
-		if w.retention > 0 && (w.leading == nil || w.leading()) {
-			before := time.Now().Add(-w.retention)
-			if n, err := w.store.Prune(ctx, before); err != nil && ctx.Err() == nil {
-				w.log.Warn("prune the hook event store", slog.Any("err", err))
-			} else if n > 0 {
-				w.log.Info("pruned the hook event store", slog.Int64("rows", n), slog.Time("before", before))
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-tick.C:
-		}
-	}
-}
-
-// migrate migrates the store's schema when the term starts with it. An
-// error ends the term's work (the replica tries again a second later);
-// a schema newer than this binary knows is such an error, which the
-// picker reports too.
-func (w *leaderWork) migrate(ctx context.Context) error {
-	if w.reload == nil || (w.leading != nil && !w.leading()) {
-		return nil
-	}
-	have, want, err := w.store.SchemaVersion(ctx)
-	if err == nil && have == want {
-		return nil // the usual start: nothing to do, nothing to say
-	}
-	start := time.Now()
-	if err := w.store.Migrate(ctx); err != nil {
-		return fmt.Errorf("leader: %w", err)
-	}
-	w.log.Info("leader migrated the hive event store's schema", slog.String("store", w.store.String()),
-		slog.Int("from", have), slog.Int("to", want), slog.Duration("took", time.Since(start).Round(time.Millisecond)))
-	if err := w.reload(ctx); err != nil && ctx.Err() == nil {
-		w.log.Warn("load the HiveServer workload after the migration", slog.Any("err", err))
-	}
-	return nil
 }
 
 // clusterHandler serves GET /v1/cluster: what replica knows, or, without
