@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/slowpeer/slowpeer/hiveserver"
 	"github.com/slowpeer/slowpeer/namenode"
+	"github.com/slowpeer/slowpeer/reports"
 )
 
 // mountPicker serves the HiveServer picker p beside the slow-peer API of
@@ -63,7 +63,7 @@ func writePickerMetrics(w io.Writer, servers []hiveserver.Status, c hiveserver.C
 	for _, g := range pickerGauges {
 		header(g.name, "gauge", g.help)
 		for _, st := range servers {
-			fmt.Fprintf(&b, "%s{server=%s} %g\n", g.name, promLabel(st.Server), g.value(st))
+			fmt.Fprintf(&b, "%s{server=%s} %g\n", g.name, reports.QuoteLabel(st.Server), g.value(st))
 		}
 	}
 	header("slowpeer_hiveserver_events_total", "counter", "Hook events stored.")
@@ -77,10 +77,3 @@ func writePickerMetrics(w io.Writer, servers []hiveserver.Status, c hiveserver.C
 	fmt.Fprintf(&b, "slowpeer_hiveserver_picks_total{result=\"none\"} %d\n", c.PicksFailed)
 	w.Write(b.Bytes())
 }
-
-// promLabel quotes a label value as the Prometheus text format wants.
-func promLabel(v string) string {
-	return `"` + promLabelEscaper.Replace(v) + `"`
-}
-
-var promLabelEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
