@@ -105,7 +105,7 @@ func TestReportBadAnswer(t *testing.T) {
 	f(200, `not json`, "not a slow-peer report")
 	f(200, `{"SlowNode":"a:1"}`, "not a slow-peer report")
 	f(200, `null`, "want a JSON array")
-	f(200, `[] []`, "data after the JSON array")
+	f(200, `[] []`, "data after the JSON value")
 	f(200, `[{"SlowNode":"a:1","Extra":1,"SlowPeerLatencyWithReportingNodes":[]}]`, `unknown field "Extra"`)
 	f(200, `[{"SlowNode":"nohost","SlowPeerLatencyWithReportingNodes":[]}]`, "entry 0: SlowNode")
 	f(200, `[{"SlowNode":"a:1","SlowPeerLatencyWithReportingNodes":[]}]`, "no reporting nodes")

@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"strconv"
 	"text/tabwriter"
 
@@ -16,30 +14,6 @@ import (
 
 // maxDiagnosisBytes bounds the /v1/slownodes answer "report" reads.
 const maxDiagnosisBytes = 64 << 20
-
-// errNoDiagnosis: the service has no /v1/slownodes (an older one).
-var errNoDiagnosis = errors.New("no /v1/slownodes")
-
-// fetchDiagnosis reads and checks GET /v1/slownodes of the service at
-// base.
-func fetchDiagnosis(ctx context.Context, client serviceClient, base string) ([]diagnosis.Finding, error) {
-	target := base + namenode.SlowNodesPath
-	body, status, err := client.get(ctx, target, maxDiagnosisBytes)
-	if err != nil {
-		return nil, err
-	}
-	if status == http.StatusNotFound {
-		return nil, errNoDiagnosis
-	}
-	if err := answerError(target, status, body); err != nil {
-		return nil, err
-	}
-	fs, err := parseDiagnosis(body)
-	if err != nil {
-		return nil, fmt.Errorf("report: bad answer from %s: %w", target, err)
-	}
-	return fs, nil
-}
 
 // parseDiagnosis decodes a /v1/slownodes document strictly.
 func parseDiagnosis(body []byte) ([]diagnosis.Finding, error) {
@@ -87,11 +61,8 @@ func writeDiagnosis(w io.Writer, fs []diagnosis.Finding) error {
 // writeServiceDiagnosis prints the diagnosis of the service at base after
 // its report table, when the service has one.
 func writeServiceDiagnosis(ctx context.Context, client serviceClient, w io.Writer, base string) error {
-	fs, err := fetchDiagnosis(ctx, client, base)
-	if errors.Is(err, errNoDiagnosis) {
-		return nil
-	}
-	if err != nil {
+	fs, served, err := fetchOptional(ctx, client, base+namenode.SlowNodesPath, maxDiagnosisBytes, parseDiagnosis)
+	if !served {
 		return err
 	}
 	fmt.Fprintln(w)

@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"text/tabwriter"
 	"time"
 
@@ -16,29 +14,6 @@ import (
 
 // maxSuspectsBytes bounds the /v1/suspects answer "report" reads.
 const maxSuspectsBytes = 16 << 20
-
-// errNoSuspects: the service has no /v1/suspects (an older one).
-var errNoSuspects = errors.New("no /v1/suspects")
-
-// fetchSuspects reads and checks GET /v1/suspects of the service at base.
-func fetchSuspects(ctx context.Context, client serviceClient, base string) ([]suspect.View, error) {
-	target := base + namenode.SuspectsPath
-	body, status, err := client.get(ctx, target, maxSuspectsBytes)
-	if err != nil {
-		return nil, err
-	}
-	if status == http.StatusNotFound {
-		return nil, errNoSuspects
-	}
-	if err := answerError(target, status, body); err != nil {
-		return nil, err
-	}
-	vs, err := parseSuspects(body)
-	if err != nil {
-		return nil, fmt.Errorf("report: bad answer from %s: %w", target, err)
-	}
-	return vs, nil
-}
 
 // parseSuspects decodes a /v1/suspects document strictly.
 func parseSuspects(body []byte) ([]suspect.View, error) {
@@ -88,11 +63,8 @@ func writeSuspects(w io.Writer, vs []suspect.View, now time.Time) error {
 // writeServiceSuspects prints the fast path's suspicions of the service
 // at base, when it has some.
 func writeServiceSuspects(ctx context.Context, client serviceClient, w io.Writer, base string) error {
-	vs, err := fetchSuspects(ctx, client, base)
-	if errors.Is(err, errNoSuspects) || err == nil && len(vs) == 0 {
-		return nil
-	}
-	if err != nil {
+	vs, served, err := fetchOptional(ctx, client, base+namenode.SuspectsPath, maxSuspectsBytes, parseSuspects)
+	if !served || len(vs) == 0 {
 		return err
 	}
 	fmt.Fprintln(w)
