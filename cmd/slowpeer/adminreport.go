@@ -114,25 +114,27 @@ func readAdminReport(ctx context.Context, client serviceClient, base string) (ad
 
 // parseDataNodes decodes a /v1/datanodes document strictly.
 func parseDataNodes(body []byte) ([]dataNodeRow, error) {
-	list, err := decodeArray[struct {
+	type listed struct {
 		Node          string `json:"node"`
 		State         string `json:"state"`
 		LastHeartbeat int64  `json:"lastHeartbeat"`
 		HTTPAddress   string `json:"httpAddress,omitempty"`
-	}](body, "a DataNode list")
+	}
+	list, err := decodeEntries(body, "a DataNode list", func(d listed) error {
+		if err := reports.ValidateNode(d.Node); err != nil {
+			return err
+		}
+		switch namenode.State(d.State) {
+		case namenode.Live, namenode.Stale, namenode.Dead, namenode.Excluded:
+			return nil
+		}
+		return fmt.Errorf("%s: unknown state %q", d.Node, reports.Clip(d.State))
+	})
 	if err != nil {
 		return nil, err
 	}
 	rows := make([]dataNodeRow, len(list))
 	for i, d := range list {
-		if err := reports.ValidateNode(d.Node); err != nil {
-			return nil, fmt.Errorf("entry %d: %w", i, err)
-		}
-		switch namenode.State(d.State) {
-		case namenode.Live, namenode.Stale, namenode.Dead, namenode.Excluded:
-		default:
-			return nil, fmt.Errorf("entry %d (%s): unknown state %q", i, d.Node, reports.Clip(d.State))
-		}
 		rows[i] = dataNodeRow{Node: d.Node, State: d.State, LastHeartbeat: d.LastHeartbeat, HTTPAddress: d.HTTPAddress}
 	}
 	return rows, nil

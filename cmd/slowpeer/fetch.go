@@ -150,3 +150,18 @@ func decodeArray[T any](body []byte, what string) ([]T, error) {
 	}
 	return out, nil
 }
+
+// decodeEntries is decodeArray with check run on every entry; its errors
+// name the entry by its index: "entry 3: ...".
+func decodeEntries[T any](body []byte, what string, check func(T) error) ([]T, error) {
+	out, err := decodeArray[T](body, what)
+	if err != nil {
+		return nil, err
+	}
+	for i, e := range out {
+		if err := check(e); err != nil {
+			return nil, fmt.Errorf("entry %d: %w", i, err)
+		}
+	}
+	return out, nil
+}

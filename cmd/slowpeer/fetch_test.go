@@ -54,3 +54,22 @@ func TestFetch(t *testing.T) {
 		t.Fatalf("closed port: %v, want errNoAnswer naming the URL", err)
 	}
 }
+
+// decodeEntries: every entry checked, the first refused one named by index.
+func TestDecodeEntries(t *testing.T) {
+	positive := func(v int) error {
+		if v <= 0 {
+			return errors.New("not positive")
+		}
+		return nil
+	}
+	if got, err := decodeEntries([]byte(`[1,2]`), "a list", positive); err != nil || len(got) != 2 {
+		t.Fatalf("[1,2]: %v, %v", got, err)
+	}
+	if _, err := decodeEntries([]byte(`[1,0,-1]`), "a list", positive); err == nil || err.Error() != "entry 1: not positive" {
+		t.Fatalf("[1,0,-1]: %v, want entry 1: not positive", err)
+	}
+	if _, err := decodeEntries([]byte(`{}`), "a list", positive); err == nil || !strings.HasPrefix(err.Error(), "not a list: ") {
+		t.Fatalf("{}: %v", err)
+	}
+}

@@ -157,29 +157,25 @@ func fetchReport(ctx context.Context, c serviceClient, target string) ([]byte, [
 // parseReport decodes a /slowpeers document strictly and checks every
 // node id and latency in it.
 func parseReport(body []byte) ([]reports.SlowNode, error) {
-	nodes, err := decodeArray[reports.SlowNode](body, "a slow-peer report")
-	if err != nil {
-		return nil, err
-	}
-	for i, n := range nodes {
+	return decodeEntries(body, "a slow-peer report", func(n reports.SlowNode) error {
 		if err := reports.ValidateNode(n.Node); err != nil {
-			return nil, fmt.Errorf("entry %d: SlowNode: %w", i, err)
+			return fmt.Errorf("SlowNode: %w", err)
 		}
 		if len(n.Reporters) == 0 {
-			return nil, fmt.Errorf("entry %d (%s): no reporting nodes", i, n.Node)
+			return fmt.Errorf("%s: no reporting nodes", n.Node)
 		}
 		for j, r := range n.Reporters {
 			if err := reports.ValidateNode(r.Node); err != nil {
-				return nil, fmt.Errorf("entry %d (%s), reporter %d: %w", i, n.Node, j, err)
+				return fmt.Errorf("%s: reporter %d: %w", n.Node, j, err)
 			}
 			for _, v := range []float64{r.LatencyMs, r.MedianMs, r.MADMs, r.UpperLimitMs} {
 				if err := reports.ValidateLatency(v); err != nil {
-					return nil, fmt.Errorf("entry %d (%s), reporter %s: %w", i, n.Node, r.Node, err)
+					return fmt.Errorf("%s: reporter %s: %w", n.Node, r.Node, err)
 				}
 			}
 		}
-	}
-	return nodes, nil
+		return nil
+	})
 }
 
 // fromService turns the service's report, which always has every figure,

@@ -17,26 +17,22 @@ const maxDiagnosisBytes = 64 << 20
 
 // parseDiagnosis decodes a /v1/slownodes document strictly.
 func parseDiagnosis(body []byte) ([]diagnosis.Finding, error) {
-	fs, err := decodeArray[diagnosis.Finding](body, "a diagnosis")
-	if err != nil {
-		return nil, err
-	}
-	for i, f := range fs {
+	return decodeEntries(body, "a diagnosis", func(f diagnosis.Finding) error {
 		if err := reports.ValidateNode(f.Node); err != nil {
-			return nil, fmt.Errorf("entry %d: node: %w", i, err)
+			return fmt.Errorf("node: %w", err)
 		}
 		switch f.Kind {
 		case diagnosis.Inbound, diagnosis.Outbound, diagnosis.Both, diagnosis.Link, diagnosis.Rack:
 		default:
-			return nil, fmt.Errorf("entry %d (%s): unknown kind %q", i, f.Node, f.Kind)
+			return fmt.Errorf("%s: unknown kind %q", f.Node, reports.Clip(string(f.Kind)))
 		}
 		for _, v := range []float64{f.LatencyMs, f.MedianMs} {
 			if err := reports.ValidateLatency(v); err != nil {
-				return nil, fmt.Errorf("entry %d (%s): %w", i, f.Node, err)
+				return fmt.Errorf("%s: %w", f.Node, err)
 			}
 		}
-	}
-	return fs, nil
+		return nil
+	})
 }
 
 // writeDiagnosis prints the findings of the diagnosis, one line each.

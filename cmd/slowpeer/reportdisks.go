@@ -70,22 +70,18 @@ func (d serviceDisks) write(w io.Writer) error {
 
 // parseDiskFindings decodes a /v1/slowdisks document strictly.
 func parseDiskFindings(body []byte) ([]namenode.DiskFinding, error) {
-	fs, err := decodeArray[namenode.DiskFinding](body, "a fleet view")
-	if err != nil {
-		return nil, err
-	}
-	for i, f := range fs {
+	return decodeEntries(body, "a fleet view", func(f namenode.DiskFinding) error {
 		if err := reports.ValidateNode(f.Node); err != nil {
-			return nil, fmt.Errorf("entry %d: node: %w", i, err)
+			return fmt.Errorf("node: %w", err)
 		}
 		if err := reports.ValidateDisk(f.Disk); err != nil {
-			return nil, fmt.Errorf("entry %d (%s): disk: %w", i, f.Node, err)
+			return fmt.Errorf("%s: disk: %w", f.Node, err)
 		}
 		for _, v := range []float64{f.ValueMs, f.MedianMs, f.LimitMs} {
 			if err := reports.ValidateLatency(v); err != nil {
-				return nil, fmt.Errorf("entry %d (%s): %w", i, f.Node, err)
+				return fmt.Errorf("%s: %w", f.Node, err)
 			}
 		}
-	}
-	return fs, nil
+		return nil
+	})
 }

@@ -17,31 +17,27 @@ const maxSuspectsBytes = 16 << 20
 
 // parseSuspects decodes a /v1/suspects document strictly.
 func parseSuspects(body []byte) ([]suspect.View, error) {
-	vs, err := decodeArray[suspect.View](body, "a list of suspects")
-	if err != nil {
-		return nil, err
-	}
-	for i, v := range vs {
+	return decodeEntries(body, "a list of suspects", func(v suspect.View) error {
 		if err := reports.ValidateNode(v.Node); err != nil {
-			return nil, fmt.Errorf("entry %d: node: %w", i, err)
+			return fmt.Errorf("node: %w", err)
 		}
 		if v.Peer != "" {
 			if err := reports.ValidateNode(v.Peer); err != nil {
-				return nil, fmt.Errorf("entry %d: peer: %w", i, err)
+				return fmt.Errorf("peer: %w", err)
 			}
 		}
 		switch v.State {
 		case suspect.Suspected, suspect.Confirming, suspect.Confirmed, suspect.Cleared:
 		default:
-			return nil, fmt.Errorf("entry %d (%s): unknown state %q", i, v.Node, reports.Clip(string(v.State)))
+			return fmt.Errorf("%s: unknown state %q", v.Node, reports.Clip(string(v.State)))
 		}
 		for _, x := range []float64{v.Evidence.LatencyMs, v.Evidence.ExpectedMs} {
 			if err := reports.ValidateLatency(x); err != nil {
-				return nil, fmt.Errorf("entry %d (%s): %w", i, v.Node, err)
+				return fmt.Errorf("%s: %w", v.Node, err)
 			}
 		}
-	}
-	return vs, nil
+		return nil
+	})
 }
 
 // writeSuspects prints the fast path's suspicions, one line each.
