@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/slowpeer/slowpeer/reports"
 )
@@ -121,6 +122,12 @@ func answerError(target string, status int, body []byte) error {
 		msg = strconv.Quote(clipBody(body))
 	}
 	return &statusError{target, status, msg}
+}
+
+// clipBody keeps an unexpected answer short in an error: at most 200
+// bytes, on a rune boundary (reports.ClipTo).
+func clipBody(b []byte) string {
+	return reports.ClipTo(strings.TrimSpace(string(b)), 200)
 }
 
 // strictJSON decodes body into v, refusing unknown fields and trailing

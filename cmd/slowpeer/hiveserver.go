@@ -114,15 +114,6 @@ func pickFrom(ctx context.Context, client serviceClient, base string, stdout io.
 	}
 }
 
-// clipBody keeps an unexpected answer short in an error.
-func clipBody(b []byte) string {
-	s := strings.TrimSpace(string(b))
-	if len(s) > 200 {
-		s = s[:200] + "…"
-	}
-	return s
-}
-
 // hiveserverDefaultStore is the suggested default of namenode -store: an
 // SQLite file in the working directory.
 const hiveserverDefaultStore = "sqlite:slowpeer-hiveserver.db"
