@@ -3,7 +3,7 @@ package dashboard
 import (
 	"bytes"
 	"context"
-	"fmt"
+	"encoding/json"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/slowpeer/slowpeer/reports"
 )
 
 // The paths the Dashboard answers (DESIGN.md: GET /ui/).
@@ -203,12 +205,11 @@ func (d *Dashboard) servePage(w http.ResponseWriter, r *http.Request) {
 	w.Write(b.Bytes())
 }
 
-// fail answers status with the service's error body, {"error": msg}; msg
-// is a constant that needs no escaping.
+// fail answers status with the service's error body, {"error": msg}.
 func fail(w http.ResponseWriter, status int, msg string) {
 	h := w.Header()
 	h.Del("Content-Length")
 	h.Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)
-	fmt.Fprintf(w, "{\"error\":%q}\n", msg)
+	json.NewEncoder(w).Encode(reports.ErrorBody{Error: msg})
 }

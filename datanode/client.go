@@ -8,16 +8,10 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strings"
 	"sync/atomic"
-	"unicode/utf8"
 
 	"github.com/slowpeer/slowpeer/reports"
 )
-
-// maxReplyBytes bounds what the agent reads of a service's answer. A reply
-// is {"slow":false}; an error is one short message.
-const maxReplyBytes = 64 << 10
 
 // heartbeatClient posts heartbeats to one NameNode-side service, as
 // DESIGN.md's POST /v1/heartbeat (reports.HeartbeatPath). It is safe for concurrent use.
@@ -84,7 +78,7 @@ func (c *heartbeatClient) SendHeartbeat(ctx context.Context, hb reports.Heartbea
 		switch {
 		case proven && resp.StatusCode == http.StatusUnauthorized:
 			c.proven.Store(true)
-			io.Copy(io.Discard, io.LimitReader(resp.Body, maxReplyBytes))
+			io.Copy(io.Discard, io.LimitReader(resp.Body, reports.MaxReplyBytes))
 			return c.SendHeartbeat(ctx, hb) // with the token now
 		case proven:
 			c.proven.Store(true)
@@ -93,52 +87,13 @@ func (c *heartbeatClient) SendHeartbeat(ctx context.Context, hb reports.Heartbea
 				"a service found in a registry gets the token over plain HTTP only then: not sent", c.base, reports.ProofHeader)
 		}
 	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxReplyBytes+1))
+	data, err := io.ReadAll(io.LimitReader(resp.Body, reports.MaxReplyBytes+1))
 	if err != nil {
 		return reports.HeartbeatReply{}, nil, fmt.Errorf("heartbeat to %s: read reply: %w", c.base, err)
 	}
-	reply, ignored, err := decodeReply(resp.StatusCode, data)
+	reply, ignored, err := reports.ParseHeartbeatAnswer(resp.StatusCode, data)
 	if err != nil {
 		return reports.HeartbeatReply{}, nil, fmt.Errorf("heartbeat to %s: %w", c.base, err)
 	}
 	return reply, ignored, nil
-}
-
-// decodeReply reads the answer to a heartbeat: for 200 the reply as
-// reports.ParseHeartbeatReply reads it (and the reasons of the probe
-// requests it left out); for any other status an error with the service's
-// {"error": "..."} message, or a note that there was none.
-func decodeReply(status int, data []byte) (reports.HeartbeatReply, []string, error) {
-	if len(data) > maxReplyBytes {
-		return reports.HeartbeatReply{}, nil, fmt.Errorf("status %d: reply larger than %d bytes", status, maxReplyBytes)
-	}
-	if status != http.StatusOK {
-		return reports.HeartbeatReply{}, nil, fmt.Errorf("status %d %s: %s", status, http.StatusText(status), errorMessage(data))
-	}
-	return reports.ParseHeartbeatReply(data)
-}
-
-// errorMessage returns the message of an {"error": "..."} body, made safe
-// to log on one line: at most 200 bytes of printable UTF-8.
-func errorMessage(data []byte) string {
-	var e struct {
-		Error string `json:"error"`
-	}
-	if json.Unmarshal(data, &e) != nil || e.Error == "" {
-		return "no error message"
-	}
-	msg := strings.Map(func(r rune) rune {
-		if r < ' ' || r == 0x7f || r == utf8.RuneError {
-			return ' '
-		}
-		return r
-	}, e.Error)
-	if len(msg) > 200 {
-		cut := 200
-		for cut > 0 && !utf8.RuneStart(msg[cut]) {
-			cut--
-		}
-		msg = msg[:cut] + "…"
-	}
-	return msg
 }

@@ -2,7 +2,6 @@ package datanode
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -70,7 +69,7 @@ func TestHeartbeatClientErrors(t *testing.T) {
 	f(200, `{}`, `no boolean "slow"`)
 	f(200, `{"slow":false} {"slow":true}`, "data after")
 	f(200, ``, "malformed reply")
-	f(200, strings.Repeat(" ", maxReplyBytes+1), "larger than")
+	f(200, strings.Repeat(" ", reports.MaxReplyBytes+1), "larger than")
 
 	// Nobody listening.
 	srv := httptest.NewServer(http.NotFoundHandler())
@@ -80,48 +79,4 @@ func TestHeartbeatClientErrors(t *testing.T) {
 	if _, _, err := c.SendHeartbeat(context.Background(), reports.Heartbeat{Node: "a:1"}); err == nil {
 		t.Fatal("a heartbeat to a closed port succeeded")
 	}
-}
-
-func TestErrorMessage(t *testing.T) {
-	f := func(body, want string) {
-		t.Helper()
-		if got := errorMessage([]byte(body)); got != want {
-			t.Fatalf("errorMessage(%q) = %q, want %q", body, got, want)
-		}
-	}
-	f(`{"error":"a\nb\u0000c"}`, "a b c")
-	f(`{"error":""}`, "no error message")
-	f(`{"error":`+string(must(json.Marshal(strings.Repeat("é", 150))))+`}`, strings.Repeat("é", 100)+"…")
-}
-
-func must[T any](v T, err error) T {
-	if err != nil {
-		panic(err)
-	}
-	return v
-}
-
-// FuzzDecodeReply: any answer decodes to a reply or an error; a 200 reply
-// that decodes says exactly what its "slow" member says.
-func FuzzDecodeReply(f *testing.F) {
-	f.Add(200, []byte(`{"slow":true}`))
-	f.Add(200, []byte(`{"slow":false,"extra":1}`))
-	f.Add(401, []byte(`{"error":"no"}`))
-	f.Add(200, []byte(`[]`))
-	f.Fuzz(func(t *testing.T, status int, body []byte) {
-		reply, _, err := decodeReply(status, body)
-		if err != nil {
-			if len(err.Error()) > 600 {
-				t.Fatalf("error of %d bytes", len(err.Error()))
-			}
-			return
-		}
-		if status != 200 {
-			t.Fatalf("status %d accepted", status)
-		}
-		var v struct{ Slow bool }
-		if json.Unmarshal(body, &v) != nil || v.Slow != reply.Slow {
-			t.Fatalf("reply %+v from %q", reply, body)
-		}
-	})
 }

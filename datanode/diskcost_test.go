@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"slices"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
@@ -50,31 +49,26 @@ func TestDiskProbeCost(t *testing.T) {
 	for i, v := range vols {
 		devs[i] = v.Device
 	}
-	read := func() []diskstat.Counters {
+	type sample struct {
+		counters []diskstat.Counters
+		probes   int64
+	}
+	read := func() sample {
 		var r diskstat.Reader
 		defer r.Close()
 		out, found := make([]diskstat.Counters, len(devs)), make([]bool, len(devs))
 		if err := r.Read(devs, out, found); err != nil || slices.Contains(found, false) {
 			t.Fatalf("read the counters: %v %v", err, found)
 		}
-		return out
+		return sample{out, c.diskProbes.Load() + c.diskProbesSkipped.Load()}
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { d.Run(ctx); close(done) }()
-	<-time.After(5 * time.Second) // the probes' files made, not measured
-	before, cpu0, t0 := read(), cpuTime(t), time.Now()
-	probes0 := c.diskProbes.Load() + c.diskProbesSkipped.Load()
-	<-time.After(*diskProbeCost) // the measured span
-	after, cpu1, t1 := read(), cpuTime(t), time.Now()
-	probes := c.diskProbes.Load() + c.diskProbesSkipped.Load() - probes0
-	cancel()
-	<-done
-	wall := t1.Sub(t0)
+	// The warm-up makes the probes' files.
+	before, after, wall, cpu := measure(t, 5*time.Second, *diskProbeCost, read, d.Run)
+	probes := after.probes - before.probes
 	t.Logf("%d idle volumes probed for %v at the defaults: %.3f probe operations a second per volume, CPU %.4f %% of a core",
-		len(vols), wall.Round(time.Second), float64(probes)/wall.Seconds()/float64(len(vols)), 100*(cpu1-cpu0).Seconds()/wall.Seconds())
+		len(vols), wall.Round(time.Second), float64(probes)/wall.Seconds()/float64(len(vols)), 100*cpu.Seconds()/wall.Seconds())
 	for i := range vols {
-		s, _ := diskstat.Delta(before[i], after[i], wall)
+		s, _ := diskstat.Delta(before.counters[i], after.counters[i], wall)
 		t.Logf("volume %d: busy %v (%.4f %% of the time), %d requests", i, s.Busy, 100*s.Busy.Seconds()/wall.Seconds(), s.Reads+s.Writes)
 	}
 }
@@ -216,18 +210,16 @@ func BenchmarkDiskKernelStep(b *testing.B) {
 	k.step(now)
 	b.ReportAllocs()
 	b.ResetTimer()
-	var ru0, ru1 syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
+	cpu0 := cpuTime(b)
 	n := 0
 	for b.Loop() {
 		now = now.Add(time.Second)
 		k.step(now)
 		n++
 	}
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
 	// The CPU time, which a loaded machine's wall time overstates; at
 	// one step a second, cpu-ns/op / 1e7 is the per cent of a core.
-	cpu := ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano()
+	cpu := cpuTime(b) - cpu0
 	b.ReportMetric(float64(cpu)/float64(n), "cpu-ns/op")
 }
 

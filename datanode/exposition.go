@@ -6,12 +6,12 @@ import (
 	"maps"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/slowpeer/slowpeer/disk"
+	"github.com/slowpeer/slowpeer/reports"
 )
 
 // maxMetricPeers bounds the per-peer series /metrics writes; beyond it the
@@ -57,7 +57,7 @@ func (a *Agent) newMetricsSet() *metrics.Set {
 		family(w, "slowpeer_datanode_peer_latency_seconds", "gauge",
 			"Rolling average time to mirror a packet to the peer and have it acknowledged, per peer.")
 		for _, p := range peers[:len(peers)-omitted] {
-			fmt.Fprintf(w, "slowpeer_datanode_peer_latency_seconds{peer=\"%s\"} %s\n", labelValue(p),
+			fmt.Fprintf(w, "slowpeer_datanode_peer_latency_seconds{peer=%s} %s\n", reports.QuoteLabel(p),
 				strconv.FormatFloat(lat[p]/1000, 'g', -1, 64))
 		}
 		enabled := 0
@@ -78,7 +78,7 @@ func (a *Agent) newMetricsSet() *metrics.Set {
 			for _, v := range a.disks.stats(time.Now()) {
 				for _, op := range disk.Ops() {
 					if o := v.Ops[op]; o.Samples > 0 {
-						fmt.Fprintf(w, "slowpeer_datanode_disk_latency_seconds{volume=\"%s\",op=\"%s\"} %s\n", labelValue(v.Path), op,
+						fmt.Fprintf(w, "slowpeer_datanode_disk_latency_seconds{volume=%s,op=\"%s\"} %s\n", reports.QuoteLabel(v.Path), op,
 							strconv.FormatFloat(o.MeanMs/1000, 'g', -1, 64))
 					}
 				}
@@ -97,9 +97,4 @@ func family(w io.Writer, name, typ, help string) {
 func gauge(w io.Writer, name, help string, v int64) {
 	family(w, name, "gauge", help)
 	fmt.Fprintf(w, "%s %d\n", name, v)
-}
-
-// labelValue escapes s for a Prometheus label value.
-func labelValue(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s)
 }

@@ -88,11 +88,3 @@ func TestAgentHeartbeatsCarryCoverage(t *testing.T) {
 		return len(seen) == 4*3
 	}, svc)
 }
-
-func TestHeartbeatClientProbeRequests(t *testing.T) {
-	reply, ignored, err := decodeReply(200, []byte(`{"slow":true,"probe":[{"node":"a:1","blocks":2,"round":3},{"node":"b:1","blocks":99,"round":3}]}`))
-	if err != nil || !reply.Slow || len(reply.Probe) != 1 || reply.Probe[0] != (reports.ProbeRequest{Node: "a:1", Blocks: 2, Round: 3}) ||
-		len(ignored) != 1 {
-		t.Fatalf("decodeReply = %+v, %v, %v", reply, ignored, err)
-	}
-}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"net"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -37,29 +38,20 @@ func TestProbeCost(t *testing.T) {
 		}
 		agents = append(agents, a)
 	}
-	// Let every agent start its first block (at a random point of its
-	// first interval) before measuring.
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	for _, a := range agents {
-		go func() {
-			a.Run(ctx)
-			done <- struct{}{}
-		}()
-	}
-	<-time.After(2 * DefaultProbeInterval) // a warm-up span, not a wait for an event
-	before, cpu0, t0 := totalStats(agents), cpuTime(t), time.Now()
-	<-time.After(*probeCost) // the measured span
-	after, cpu1, t1 := totalStats(agents), cpuTime(t), time.Now()
-	cancel()
-	for range agents {
-		<-done
-	}
-	wall := t1.Sub(t0).Seconds()
-	per := func(v int64) float64 { return float64(v) / wall / float64(n) }
-	t.Logf("%d agents on loopback for %.1f s at the default probe rate (16 × 64 KiB every 1 s each):", n, wall)
+	// A warm-up lets every agent start its first block (at a random point
+	// of its first interval) before measuring.
+	before, after, wall, cpu := measure(t, 2*DefaultProbeInterval, *probeCost, func() Stats { return totalStats(agents) },
+		func(ctx context.Context) {
+			var wg sync.WaitGroup
+			for _, a := range agents {
+				wg.Go(func() { a.Run(ctx) })
+			}
+			wg.Wait()
+		})
+	per := func(v int64) float64 { return float64(v) / wall.Seconds() / float64(n) }
+	t.Logf("%d agents on loopback for %.1f s at the default probe rate (16 × 64 KiB every 1 s each):", n, wall.Seconds())
 	t.Logf("  CPU per agent:            %.2f %% of one core (user+system of the whole test process / %d)",
-		100*(cpu1-cpu0).Seconds()/wall/float64(n), n)
+		100*cpu.Seconds()/wall.Seconds()/float64(n), n)
 	t.Logf("  probe bytes sent/agent:   %.0f B/s (%.2f MiB/s)", per(after.ProbeBytesSent-before.ProbeBytesSent),
 		per(after.ProbeBytesSent-before.ProbeBytesSent)/(1<<20))
 	t.Logf("  probe bytes read/agent:   %.0f B/s", per(after.ProbeBytesReceived-before.ProbeBytesReceived))
@@ -81,8 +73,25 @@ func totalStats(agents []*Agent) Stats {
 	return s
 }
 
+// measure runs run until the measurement ends: after warmup (not
+// measured) it takes a sample, waits span and takes another, then cancels
+// run's context and waits for it to return. It returns the two samples,
+// the wall time between them and the CPU time the process used in it.
+func measure[S any](t testing.TB, warmup, span time.Duration, sample func() S, run func(context.Context)) (before, after S, wall, cpu time.Duration) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { run(ctx); close(done) }()
+	<-time.After(warmup) // a span not measured, not a wait for an event
+	before, cpu0, t0 := sample(), cpuTime(t), time.Now()
+	<-time.After(span) // the measured span
+	after, cpu1, t1 := sample(), cpuTime(t), time.Now()
+	cancel()
+	<-done
+	return before, after, t1.Sub(t0), cpu1 - cpu0
+}
+
 // cpuTime returns the user and system CPU time the process has used.
-func cpuTime(t *testing.T) time.Duration {
+func cpuTime(t testing.TB) time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		t.Fatalf("getrusage: %v", err)

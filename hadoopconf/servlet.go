@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/slowpeer/slowpeer/reports"
 )
 
 // Redacted replaces the value of a sensitive key, as
@@ -171,13 +173,11 @@ func indexOf(props []Property, key string) int {
 	return -1
 }
 
-// fail answers status with {"error": msg}.
+// fail answers status with the service's error body, {"error": msg}.
 func fail(w http.ResponseWriter, status int, msg string) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)
-	writeJSON(w, struct {
-		Error string `json:"error"`
-	}{msg})
+	writeJSON(w, reports.ErrorBody{Error: msg})
 }
 
 // clip cuts s to 48 bytes and escapes what is not printable.

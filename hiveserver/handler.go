@@ -113,9 +113,7 @@ func getOnly(w http.ResponseWriter, r *http.Request) bool {
 }
 
 func writeError(w http.ResponseWriter, code int, err error) {
-	writeJSON(w, code, struct {
-		Error string `json:"error"`
-	}{err.Error()})
+	writeJSON(w, code, reports.ErrorBody{Error: err.Error()})
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

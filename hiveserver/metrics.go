@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"strings"
 	"time"
+
+	"github.com/slowpeer/slowpeer/reports"
 )
 
 // WriteMetrics writes the Picker's metric families in the Prometheus text
@@ -33,7 +34,7 @@ type metricFamily struct {
 func perServer(value func(Status) float64) func(*bytes.Buffer, string, []Status, Counters) {
 	return func(b *bytes.Buffer, name string, servers []Status, _ Counters) {
 		for _, st := range servers {
-			fmt.Fprintf(b, "%s{server=%s} %g\n", name, quoteLabel(st.Server), value(st))
+			fmt.Fprintf(b, "%s{server=%s} %g\n", name, reports.QuoteLabel(st.Server), value(st))
 		}
 	}
 }
@@ -72,10 +73,3 @@ var metricFamilies = []metricFamily{
 			fmt.Fprintf(b, "%s{result=\"ok\"} %d\n%s{result=\"none\"} %d\n", name, c.Picks, name, c.PicksFailed)
 		}},
 }
-
-// quoteLabel quotes a label value as the Prometheus text format wants.
-func quoteLabel(v string) string {
-	return `"` + labelEscaper.Replace(v) + `"`
-}
-
-var labelEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)

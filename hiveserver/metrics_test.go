@@ -54,14 +54,3 @@ slowpeer_hiveserver_picks_total{result="none"} 1
 		t.Errorf("WriteMetrics:\n%s\nwant:\n%s", got, want)
 	}
 }
-
-func TestQuoteLabel(t *testing.T) {
-	f := func(in, want string) {
-		t.Helper()
-		if got := quoteLabel(in); got != want {
-			t.Errorf("quoteLabel(%q) = %s, want %s", in, got, want)
-		}
-	}
-	f("h:1", `"h:1"`)
-	f(`a"b\c`+"\n", `"a\"b\\c\n"`)
-}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/slowpeer/slowpeer/diagnosis"
+	"github.com/slowpeer/slowpeer/reports"
 	"github.com/slowpeer/slowpeer/tracker"
 )
 
@@ -278,7 +279,7 @@ func (d *decisions) writeMetrics(w io.Writer) {
 		"Entries into and exits from the slow sets (set nodes or links), each also logged as one line.")
 	for _, set := range []string{setNodes, setLinks} {
 		for _, ch := range []string{changeEntered, changeLeft} {
-			fmt.Fprintf(w, "%s{set=%q,change=%q} %d\n", changesFamily, set, ch, d.changes[[2]string{set, ch}].Load())
+			fmt.Fprintf(w, "%s{set=%s,change=%s} %d\n", changesFamily, reports.QuoteLabel(set), reports.QuoteLabel(ch), d.changes[[2]string{set, ch}].Load())
 		}
 	}
 }

@@ -41,7 +41,7 @@ func (s *Server) writeDiskMetrics(w io.Writer, now time.Time) {
 				n++
 			}
 		}
-		fmt.Fprintf(w, "%s{evidence=%s} %d\n", diskFindingsFamily, labelValue(string(e)), n)
+		fmt.Fprintf(w, "%s{evidence=%s} %d\n", diskFindingsFamily, reports.QuoteLabel(string(e)), n)
 	}
 	members := d.slowSet.Nodes()
 	writeFamilyHeader(w, diskSetFamily, "gauge",
@@ -51,7 +51,7 @@ func (s *Server) writeDiskMetrics(w io.Writer, now time.Time) {
 		"1 for a disk in the slow set of disks, for the first slowpeer.namenode.metrics.slow.nodes members by id only.")
 	for _, id := range members[:min(len(members), s.cfg.MetricsSlowNodes)] {
 		node, volume := reports.SplitDiskID(id)
-		fmt.Fprintf(w, "%s{node=%s,disk=%s} 1\n", diskMemberFamily, labelValue(node), labelValue(volume))
+		fmt.Fprintf(w, "%s{node=%s,disk=%s} 1\n", diskMemberFamily, reports.QuoteLabel(node), reports.QuoteLabel(volume))
 	}
 	writeFamilyHeader(w, diskSlowHostsFamily, "gauge",
 		"Hosts the HiveServer picker avoids for their disks: enough of a node's volumes slow (slowpeer.slow.disk.host.share).")

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/slowpeer/slowpeer/reports"
 )
 
 // rawPost writes a whole request (header, then body) on a fresh TCP
@@ -49,7 +51,7 @@ func rawPost(t *testing.T, addr, header string, body []byte) (*http.Response, []
 
 func wantJSONError(t *testing.T, resp *http.Response, body []byte, status int) {
 	t.Helper()
-	var e errorBody
+	var e reports.ErrorBody
 	if resp.StatusCode != status || json.Unmarshal(body, &e) != nil || e.Error == "" {
 		t.Fatalf("answer %d %q, want %d with a JSON error", resp.StatusCode, body, status)
 	}

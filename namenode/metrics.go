@@ -12,6 +12,7 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 	"github.com/gin-gonic/gin"
+	"github.com/slowpeer/slowpeer/reports"
 	"github.com/slowpeer/slowpeer/tracker"
 )
 
@@ -90,7 +91,7 @@ func (m *serverMetrics) observe(method, route string, took time.Duration) {
 	if h == nil {
 		m.mu.Lock()
 		if h = m.byRoute[k]; h == nil {
-			name := fmt.Sprintf(`%s{method=%s,route=%s}`, durationFamily, labelValue(method), labelValue(route))
+			name := fmt.Sprintf(`%s{method=%s,route=%s}`, durationFamily, reports.QuoteLabel(method), reports.QuoteLabel(route))
 			h = m.durations.NewPrometheusHistogramExt(name, durationBuckets)
 			m.byRoute[k] = h
 		}
@@ -110,7 +111,7 @@ func (m *serverMetrics) writeCounters(w io.Writer) {
 	fmt.Fprintf(w, "%s %d\n", heartbeatsFamily, m.heartbeats.Get())
 	writeFamilyHeader(w, rejectedFamily, "counter", "Heartbeats refused and not applied, by reason.")
 	for _, r := range rejectReasons {
-		fmt.Fprintf(w, "%s{reason=%s} %d\n", rejectedFamily, labelValue(r), m.rejected[r].Get())
+		fmt.Fprintf(w, "%s{reason=%s} %d\n", rejectedFamily, reports.QuoteLabel(r), m.rejected[r].Get())
 	}
 }
 
@@ -143,7 +144,7 @@ func (s *Server) writeStateMetrics(w io.Writer, now time.Time) {
 		"Number of nodes that currently report a node slow, for the top slow nodes only "+
 			"(slowpeer.namenode.metrics.slow.nodes); a series exists only while the node is among them.")
 	for _, c := range top {
-		fmt.Fprintf(w, "%s{node=%s} %d\n", reportersFamily, labelValue(c.Node), c.Reporters)
+		fmt.Fprintf(w, "%s{node=%s} %d\n", reportersFamily, reports.QuoteLabel(c.Node), c.Reporters)
 	}
 	writeFamilyHeader(w, slowNodesFamily, "gauge", "Nodes with at least one valid slow-peer report.")
 	fmt.Fprintf(w, "%s %d\n", slowNodesFamily, slow)
@@ -156,13 +157,6 @@ func (s *Server) writeStateMetrics(w io.Writer, now time.Time) {
 	fmt.Fprintf(w, "%s{state=\"live\"} %d\n%s{state=\"dead\"} %d\n%s{state=\"excluded\"} %d\n",
 		dataNodesFamily, live, dataNodesFamily, dead, dataNodesFamily, excluded)
 }
-
-// labelValue quotes a label value as the Prometheus text format wants.
-func labelValue(v string) string {
-	return `"` + labelEscaper.Replace(v) + `"`
-}
-
-var labelEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
 
 // serveMetrics handles GET /metrics.
 func (s *Server) serveMetrics(c *gin.Context) {

@@ -14,25 +14,15 @@ import (
 	"github.com/slowpeer/slowpeer/reports"
 )
 
-// errorBody is the answer to every request the Server refuses:
-// {"error": "one line"}.
-type errorBody struct {
-	Error string `json:"error"`
-}
-
-// maxErrorBytes bounds the message of an error answer. Messages quote
-// input clipped already (reports.Clip); this bounds the rest.
-const maxErrorBytes = 300
-
-// fail aborts the request with status and a one-line JSON error of at most
-// maxErrorBytes, and keeps the message for the access log.
+// fail aborts the request with status and a one-line reports.ErrorBody of
+// at most reports.MaxErrorBytes (messages quote input clipped already,
+// reports.Clip; this bounds the rest), and keeps the message for the
+// access log.
 func (s *Server) fail(c *gin.Context, status int, msg string) {
 	msg = strings.Join(strings.Fields(msg), " ")
-	if len(msg) > maxErrorBytes {
-		msg = reports.ClipTo(msg, maxErrorBytes)
-	}
+	msg = reports.ClipTo(msg, reports.MaxErrorBytes)
 	c.Set(logErrorKey, msg)
-	c.AbortWithStatusJSON(status, errorBody{Error: msg})
+	c.AbortWithStatusJSON(status, reports.ErrorBody{Error: msg})
 }
 
 const logErrorKey = "slowpeer.error"

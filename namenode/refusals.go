@@ -40,7 +40,7 @@ type refusals struct {
 func (r *refusals) handshakeFailed(why string) {
 	r.handshakes.Add(1)
 	r.mu.Lock()
-	r.lastHandshake = reports.ClipTo(why, maxErrorBytes)
+	r.lastHandshake = reports.ClipTo(why, reports.MaxErrorBytes)
 	r.mu.Unlock()
 }
 

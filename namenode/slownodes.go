@@ -10,6 +10,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/slowpeer/slowpeer/diagnosis"
+	"github.com/slowpeer/slowpeer/reports"
 )
 
 // SlowNodesPath serves the diagnosis: which node is slow, and how
@@ -124,7 +125,7 @@ func (d *diagnoser) writeMetrics(w io.Writer) {
 				n++
 			}
 		}
-		fmt.Fprintf(w, "%s{kind=%s} %d\n", findingsFamily, labelValue(string(k)), n)
+		fmt.Fprintf(w, "%s{kind=%s} %d\n", findingsFamily, reports.QuoteLabel(string(k)), n)
 	}
 }
 

@@ -151,7 +151,7 @@ func (s *Server) writeSlowSetMetrics(w io.Writer) {
 		"1 for a node in the slow set, for the top slow set members only "+
 			"(slowpeer.namenode.metrics.slow.nodes); a series exists only while the node is among them.")
 	for _, n := range members {
-		fmt.Fprintf(w, "%s{node=%s} 1\n", slowSetMemberFamily, labelValue(n))
+		fmt.Fprintf(w, "%s{node=%s} 1\n", slowSetMemberFamily, reports.QuoteLabel(n))
 	}
 	writeFamilyHeader(w, slowSetLinksFamily, "gauge",
 		"Links in the slow set of links: pairs the diagnosis found slow long enough; nothing avoids them.")

@@ -243,8 +243,8 @@ func (s *Server) writeSuspectMetrics(w io.Writer) {
 	fmt.Fprintf(w, "%s %d\n", suspicionsOpenedFam, opened)
 	writeFamilyHeader(w, suspicionVerdictsFam, "counter",
 		"Verdicts of the fast path's confirmation rounds: confirmed (into the slow set at once) or cleared.")
-	fmt.Fprintf(w, "%s{verdict=%q} %d\n%s{verdict=%q} %d\n", suspicionVerdictsFam, verdictConfirmed, f.confirmed.Get(),
-		suspicionVerdictsFam, verdictCleared, f.cleared.Get())
+	fmt.Fprintf(w, "%s{verdict=%s} %d\n%s{verdict=%s} %d\n", suspicionVerdictsFam, reports.QuoteLabel(verdictConfirmed), f.confirmed.Get(),
+		suspicionVerdictsFam, reports.QuoteLabel(verdictCleared), f.cleared.Get())
 	writeFamilyHeader(w, suspicionSecondsFam, "histogram", "Time from a suspicion to its verdict.")
 	f.seconds.WritePrometheus(w)
 }

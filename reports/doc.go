@@ -17,6 +17,12 @@
 // SlowPeerLatencyWithReportingNode, so that tooling written for Hadoop's
 // NameNode reads it unchanged.
 //
+// The agent reads the service's answer to a heartbeat with
+// [ParseHeartbeatAnswer]. Every endpoint of slowpeer refuses a request
+// with an [ErrorBody], {"error": "one line"}, which clients read back with
+// [ErrorMessage]; every label value of slowpeer's Prometheus /metrics is
+// written with [QuoteLabel].
+//
 // The types are plain values: they carry no locks and are safe to copy.
 // ParseHeartbeat is safe for concurrent use.
 package reports

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 )
 
 // HeartbeatReply is the answer to a heartbeat.
@@ -82,4 +83,28 @@ func ParseHeartbeatReply(data []byte) (reply HeartbeatReply, ignored []string, e
 		reply.Probe = append(reply.Probe, p)
 	}
 	return reply, ignored, nil
+}
+
+// MaxReplyBytes bounds the answer to a heartbeat an agent reads: a reply
+// is {"slow":false} with at most MaxProbeRequests probe requests, an
+// error one ErrorBody.
+const MaxReplyBytes = 64 << 10
+
+// ParseHeartbeatAnswer reads the service's answer to a heartbeat,
+// whatever its status: for 200 the reply as ParseHeartbeatReply reads it,
+// with the reasons of the probe requests it left out; for any other
+// status an error that names the status and the service's ErrorMessage.
+// An answer of more than MaxReplyBytes is an error whatever it says.
+func ParseHeartbeatAnswer(status int, data []byte) (reply HeartbeatReply, ignored []string, err error) {
+	if len(data) > MaxReplyBytes {
+		return HeartbeatReply{}, nil, fmt.Errorf("status %d: reply larger than %d bytes", status, MaxReplyBytes)
+	}
+	if status != http.StatusOK {
+		msg, ok := ErrorMessage(data)
+		if !ok {
+			msg = "no error message"
+		}
+		return HeartbeatReply{}, nil, fmt.Errorf("status %d %s: %s", status, http.StatusText(status), msg)
+	}
+	return ParseHeartbeatReply(data)
 }

@@ -138,19 +138,7 @@ func (c serviceClient) post(ctx context.Context, target string, body []byte, lim
 		return nil, 0, err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := c.do(req)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, int64(limit)+1))
-	if err != nil {
-		return nil, 0, fmt.Errorf("read answer of %s: %w", target, err)
-	}
-	if len(data) > limit {
-		return nil, 0, fmt.Errorf("%s answered more than %d bytes", target, limit)
-	}
-	return data, resp.StatusCode, nil
+	return c.read(req, limit)
 }
 
 // refreshNodes asks the service at base to re-read dfs.hosts.exclude.
@@ -208,20 +196,6 @@ func forgetNode(ctx context.Context, client serviceClient, base, node string, w 
 	fmt.Fprintf(w, "Forgot %s on %s (%s)\n", node, base, was)
 	if a.State == string(namenode.Live) || a.State == string(namenode.Stale) {
 		fmt.Fprintf(w, "  its agent still runs: it comes back at its next heartbeat unless it is stopped\n")
-	}
-	return nil
-}
-
-// strictJSON decodes body into v, refusing unknown fields and trailing
-// data.
-func strictJSON(body []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("data after the JSON value")
 	}
 	return nil
 }

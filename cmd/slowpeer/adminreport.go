@@ -75,24 +75,16 @@ func (f *adminFlags) filter(rows []dataNodeRow) []dataNodeRow {
 // readAdminReport reads /v1/datanodes, /v1/slowset and /slowpeers of the
 // service at base and joins them by node.
 func readAdminReport(ctx context.Context, client serviceClient, base string) (adminReport, error) {
-	target := base + namenode.DataNodesPath
-	body, status, err := client.get(ctx, target, maxDataNodesBytes)
+	rows, err := fetch(ctx, client, base+namenode.DataNodesPath, maxDataNodesBytes, parseDataNodes)
 	if err != nil {
 		return adminReport{}, err
 	}
-	if err := answerError(target, status, body); err != nil {
+	set, err := fetch(ctx, client, base+namenode.SlowSetPath, maxSlowSetBytes, parseSlowSet)
+	if errors.Is(err, errNotServed) {
+		return adminReport{}, fmt.Errorf("%s has no %s: a slowpeer service older than this command", base, namenode.SlowSetPath)
+	}
+	if err != nil {
 		return adminReport{}, err
-	}
-	rows, err := parseDataNodes(body)
-	if err != nil {
-		return adminReport{}, fmt.Errorf("report: bad answer from %s: %w", target, err)
-	}
-	set, err := fetchSlowSet(ctx, client, base)
-	if errors.Is(err, errNoSlowSet) {
-		return adminReport{}, fmt.Errorf("report: %s has no %s: a slowpeer service older than this command", base, namenode.SlowSetPath)
-	}
-	if err != nil {
-		return adminReport{}, fmt.Errorf("report: %w", err)
 	}
 	_, slow, err := fetchReport(ctx, client, base+namenode.SlowPeersPath+"?top="+strconv.Itoa(namenode.MaxTop))
 	if err != nil {
@@ -122,28 +114,27 @@ func readAdminReport(ctx context.Context, client serviceClient, base string) (ad
 
 // parseDataNodes decodes a /v1/datanodes document strictly.
 func parseDataNodes(body []byte) ([]dataNodeRow, error) {
-	var list []struct {
+	type listed struct {
 		Node          string `json:"node"`
 		State         string `json:"state"`
 		LastHeartbeat int64  `json:"lastHeartbeat"`
 		HTTPAddress   string `json:"httpAddress,omitempty"`
 	}
-	if err := strictJSON(body, &list); err != nil {
-		return nil, fmt.Errorf("not a DataNode list: %w", err)
-	}
-	if list == nil {
-		return nil, errors.New("not a DataNode list: want a JSON array")
-	}
-	rows := make([]dataNodeRow, len(list))
-	for i, d := range list {
+	list, err := decodeEntries(body, "a DataNode list", func(d listed) error {
 		if err := reports.ValidateNode(d.Node); err != nil {
-			return nil, fmt.Errorf("entry %d: %w", i, err)
+			return err
 		}
 		switch namenode.State(d.State) {
 		case namenode.Live, namenode.Stale, namenode.Dead, namenode.Excluded:
-		default:
-			return nil, fmt.Errorf("entry %d (%s): unknown state %q", i, d.Node, reports.Clip(d.State))
+			return nil
 		}
+		return fmt.Errorf("%s: unknown state %q", d.Node, reports.Clip(d.State))
+	})
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]dataNodeRow, len(list))
+	for i, d := range list {
 		rows[i] = dataNodeRow{Node: d.Node, State: d.State, LastHeartbeat: d.LastHeartbeat, HTTPAddress: d.HTTPAddress}
 	}
 	return rows, nil

@@ -95,9 +95,9 @@ func pickFrom(ctx context.Context, client serviceClient, base string, stdout io.
 	}
 	var answer struct {
 		Server string `json:"server"`
-		Error  string `json:"error"`
 	}
 	jsonErr := json.Unmarshal(body, &answer)
+	msg, hasMsg := reports.ErrorMessage(body)
 	switch {
 	case resp.StatusCode == http.StatusOK && jsonErr == nil:
 		if err := reports.ValidateNode(answer.Server); err != nil {
@@ -105,22 +105,13 @@ func pickFrom(ctx context.Context, client serviceClient, base string, stdout io.
 		}
 		fmt.Fprintln(stdout, answer.Server)
 		return nil
-	case resp.StatusCode == http.StatusServiceUnavailable && jsonErr == nil && answer.Error != "":
-		return errors.New(answer.Error) // the service's reason, as it gave it
-	case jsonErr == nil && answer.Error != "":
-		return fmt.Errorf("pick: %s answered %s: %s", target, resp.Status, answer.Error)
+	case resp.StatusCode == http.StatusServiceUnavailable && hasMsg:
+		return errors.New(msg) // the service's reason, as it gave it
+	case hasMsg:
+		return fmt.Errorf("pick: %s answered %s: %s", target, resp.Status, msg)
 	default:
 		return fmt.Errorf("pick: %s answered %s: %q", target, resp.Status, clipBody(body))
 	}
-}
-
-// clipBody keeps an unexpected answer short in an error.
-func clipBody(b []byte) string {
-	s := strings.TrimSpace(string(b))
-	if len(s) > 200 {
-		s = s[:200] + "…"
-	}
-	return s
 }
 
 // hiveserverDefaultStore is the suggested default of namenode -store: an

@@ -3,12 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -80,7 +78,7 @@ func reportFrom(ctx context.Context, client serviceClient, base string, top int,
 		return usageError{err}
 	}
 	body, nodes, err := fetchReport(ctx, client, target)
-	if errors.Is(err, errNoSlowPeers) {
+	if errors.Is(err, errNotServed) {
 		// A Hadoop NameNode: the report is an attribute of its /jmx.
 		path, _, _ := strings.Cut(target, "?") // -namenode has no query
 		root := strings.TrimSuffix(path, namenode.SlowPeersPath)
@@ -137,131 +135,47 @@ func reportURL(base string, top int, topSet bool) (string, error) {
 	return target, nil
 }
 
-// errNoSlowPeers is fetchReport's error when there is no /slowpeers: the
-// URL is not a slowpeer service (a Hadoop NameNode, perhaps).
-var errNoSlowPeers = errors.New("no /slowpeers")
+// slowPeersAnswer is a /slowpeers answer: as the service sent it (for
+// -json) and checked.
+type slowPeersAnswer struct {
+	body  []byte
+	nodes []reports.SlowNode
+}
 
-// fetchReport reads and checks the /slowpeers answer at target.
+// fetchReport reads and checks the /slowpeers answer at target; a 404
+// wraps errNotServed.
 func fetchReport(ctx context.Context, c serviceClient, target string) ([]byte, []reports.SlowNode, error) {
 	ctx, cancel := context.WithTimeout(ctx, reportTimeout)
 	defer cancel()
-	body, status, err := c.get(ctx, target, maxReportBytes)
-	if err != nil {
-		return nil, nil, err
-	}
-	if status == http.StatusNotFound {
-		return nil, nil, fmt.Errorf("report: %s answered 404: %w", target, errNoSlowPeers)
-	}
-	if err := answerError(target, status, body); err != nil {
-		return nil, nil, err
-	}
-	nodes, err := parseReport(body)
-	if err != nil {
-		return nil, nil, fmt.Errorf("report: bad answer from %s: %w", target, err)
-	}
-	return body, nodes, nil
-}
-
-// serviceClient reads the service's API: an HTTP client (with the TLS
-// flags) and the bearer token of a service with -auth-reads, if any.
-type serviceClient struct {
-	http  *http.Client
-	token string
-}
-
-// plainClient is Go's default client without a token.
-var plainClient = serviceClient{http: http.DefaultClient}
-
-// do sends req, with the token if there is one.
-func (c serviceClient) do(req *http.Request) (*http.Response, error) {
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
-	}
-	return c.http.Do(req)
-}
-
-// get reads at most limit bytes of the answer to GET target.
-func (c serviceClient) get(ctx context.Context, target string, limit int) ([]byte, int, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
-	if err != nil {
-		return nil, 0, fmt.Errorf("report: %w", err)
-	}
-	resp, err := c.do(req)
-	if err != nil {
-		return nil, 0, noAnswerError{fmt.Errorf("report: %w", err)}
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(limit)+1))
-	if err != nil {
-		return nil, 0, fmt.Errorf("report: read answer of %s: %w", target, err)
-	}
-	if len(body) > limit {
-		return nil, 0, fmt.Errorf("report: %s answered more than %d bytes", target, limit)
-	}
-	return body, resp.StatusCode, nil
-}
-
-// answerError returns the error a status other than 200 means, with the
-// service's {"error": ...} when it sent one.
-func answerError(target string, status int, body []byte) error {
-	if status == http.StatusOK {
-		return nil
-	}
-	line := fmt.Sprintf("%d %s", status, http.StatusText(status))
-	var e struct {
-		Error string `json:"error"`
-	}
-	if json.Unmarshal(body, &e) == nil && e.Error != "" {
-		return fmt.Errorf("report: %s answered %s: %s", target, line, e.Error)
-	}
-	return fmt.Errorf("report: %s answered %s: %q", target, line, clipBody(body))
-}
-
-// decodeArray decodes body, the answer of one of the service's reads,
-// strictly: one JSON array of T (no unknown field, nothing after it);
-// what names the document in errors.
-func decodeArray[T any](body []byte, what string) ([]T, error) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	var out []T
-	if err := dec.Decode(&out); err != nil {
-		return nil, fmt.Errorf("not %s: %w", what, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("not %s: data after the JSON array", what)
-	}
-	if out == nil {
-		return nil, fmt.Errorf("not %s: want a JSON array", what)
-	}
-	return out, nil
+	a, err := fetch(ctx, c, target, maxReportBytes, func(body []byte) (slowPeersAnswer, error) {
+		nodes, err := parseReport(body)
+		return slowPeersAnswer{body, nodes}, err
+	})
+	return a.body, a.nodes, err
 }
 
 // parseReport decodes a /slowpeers document strictly and checks every
 // node id and latency in it.
 func parseReport(body []byte) ([]reports.SlowNode, error) {
-	nodes, err := decodeArray[reports.SlowNode](body, "a slow-peer report")
-	if err != nil {
-		return nil, err
-	}
-	for i, n := range nodes {
+	return decodeEntries(body, "a slow-peer report", func(n reports.SlowNode) error {
 		if err := reports.ValidateNode(n.Node); err != nil {
-			return nil, fmt.Errorf("entry %d: SlowNode: %w", i, err)
+			return fmt.Errorf("SlowNode: %w", err)
 		}
 		if len(n.Reporters) == 0 {
-			return nil, fmt.Errorf("entry %d (%s): no reporting nodes", i, n.Node)
+			return fmt.Errorf("%s: no reporting nodes", n.Node)
 		}
 		for j, r := range n.Reporters {
 			if err := reports.ValidateNode(r.Node); err != nil {
-				return nil, fmt.Errorf("entry %d (%s), reporter %d: %w", i, n.Node, j, err)
+				return fmt.Errorf("%s: reporter %d: %w", n.Node, j, err)
 			}
 			for _, v := range []float64{r.LatencyMs, r.MedianMs, r.MADMs, r.UpperLimitMs} {
 				if err := reports.ValidateLatency(v); err != nil {
-					return nil, fmt.Errorf("entry %d (%s), reporter %s: %w", i, n.Node, r.Node, err)
+					return fmt.Errorf("%s: reporter %s: %w", n.Node, r.Node, err)
 				}
 			}
 		}
-	}
-	return nodes, nil
+		return nil
+	})
 }
 
 // fromService turns the service's report, which always has every figure,

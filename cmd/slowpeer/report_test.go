@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/slowpeer/slowpeer/namenode"
+	"github.com/slowpeer/slowpeer/reports"
 )
 
 // sample is a /slowpeers answer in Hadoop trunk's shape.
@@ -105,7 +106,7 @@ func TestReportBadAnswer(t *testing.T) {
 	f(200, `not json`, "not a slow-peer report")
 	f(200, `{"SlowNode":"a:1"}`, "not a slow-peer report")
 	f(200, `null`, "want a JSON array")
-	f(200, `[] []`, "data after the JSON array")
+	f(200, `[] []`, "data after the JSON value")
 	f(200, `[{"SlowNode":"a:1","Extra":1,"SlowPeerLatencyWithReportingNodes":[]}]`, `unknown field "Extra"`)
 	f(200, `[{"SlowNode":"nohost","SlowPeerLatencyWithReportingNodes":[]}]`, "entry 0: SlowNode")
 	f(200, `[{"SlowNode":"a:1","SlowPeerLatencyWithReportingNodes":[]}]`, "no reporting nodes")
@@ -153,4 +154,27 @@ func TestReportAgainstService(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "10.0.0.5:9866  1          10.0.0.2:9866   35.20       2.10       0.74    6.30") {
 		t.Fatalf("exit %d, out:\n%s\nstderr %s", code, out, errOut)
 	}
+}
+
+// FuzzParseReport: whatever the answer, parseReport returns slow nodes
+// with reporters, all with valid nodes and latencies, or an error.
+func FuzzParseReport(f *testing.F) {
+	f.Add([]byte(sample))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		nodes, err := parseReport(body)
+		if err != nil {
+			return
+		}
+		for _, n := range nodes {
+			if reports.ValidateNode(n.Node) != nil || len(n.Reporters) == 0 {
+				t.Fatalf("%q: kept %+v", body, n)
+			}
+			for _, r := range n.Reporters {
+				if reports.ValidateNode(r.Node) != nil || reports.ValidateLatency(r.LatencyMs) != nil {
+					t.Fatalf("%q: kept %+v", body, r)
+				}
+			}
+		}
+	})
 }

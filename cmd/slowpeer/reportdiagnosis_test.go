@@ -6,6 +6,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/slowpeer/slowpeer/reports"
 )
 
 // diagnosisServer answers /slowpeers with sample and /v1/slownodes with
@@ -58,4 +60,25 @@ NODE           KIND     PEER OR RACK   REPORTERS  LATENCY ms  MEDIAN ms
 			t.Errorf("diagnosis %s: exit %d, stderr %q; want 1 and an error naming /v1/slownodes", bad, code, errOut)
 		}
 	}
+}
+
+// FuzzParseDiagnosis: whatever the answer, parseDiagnosis returns findings
+// with valid nodes and latencies, or an error.
+func FuzzParseDiagnosis(f *testing.F) {
+	f.Add([]byte(`[{"node":"h:1","kind":"inbound","reporters":3,"latencyMs":40,"medianMs":2}]`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		fs, err := parseDiagnosis(body)
+		if err != nil {
+			return
+		}
+		for _, x := range fs {
+			if reports.ValidateNode(x.Node) != nil || reports.ValidateLatency(x.LatencyMs) != nil || reports.ValidateLatency(x.MedianMs) != nil {
+				t.Fatalf("%q: kept %+v", body, x)
+			}
+		}
+		if err := writeDiagnosis(io.Discard, fs); err != nil {
+			t.Fatal(err)
+		}
+	})
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http"
 	"text/tabwriter"
 
 	"github.com/slowpeer/slowpeer/jmx"
@@ -15,19 +14,6 @@ import (
 // maxDisksBytes bounds the /slowdisks and /v1/slowdisks answers "report"
 // reads.
 const maxDisksBytes = 64 << 20
-
-// getOptional reads GET target of a service that may be too old to have
-// it: nil, nil on a 404.
-func getOptional(ctx context.Context, client serviceClient, target string) ([]byte, error) {
-	body, status, err := client.get(ctx, target, maxDisksBytes)
-	if err != nil {
-		return nil, err
-	}
-	if status == http.StatusNotFound {
-		return nil, nil
-	}
-	return body, answerError(target, status, body)
-}
 
 // serviceDisks is what "report" reads of a service's slow disks: its
 // GET /slowdisks (the DataNodes' own reports) and the findings of its
@@ -41,24 +27,14 @@ type serviceDisks struct {
 // anything is printed, so that a bad answer prints nothing.
 func fetchServiceDisks(ctx context.Context, client serviceClient, base string) (serviceDisks, error) {
 	var d serviceDisks
-	target := base + namenode.SlowDisksPath
-	body, err := getOptional(ctx, client, target)
+	var err error
+	d.reported, _, err = fetchOptional(ctx, client, base+namenode.SlowDisksPath, maxDisksBytes,
+		func(body []byte) ([]jmx.SlowDisk, error) { return jmx.ParseSlowDisksReport(string(body)) })
 	if err != nil {
 		return d, err
 	}
-	if body != nil {
-		if d.reported, err = jmx.ParseSlowDisksReport(string(body)); err != nil {
-			return d, fmt.Errorf("report: bad answer from %s: %w", target, err)
-		}
-	}
-	target = base + namenode.DiskFindingsPath
-	if body, err = getOptional(ctx, client, target); err != nil || body == nil {
-		return d, err
-	}
-	if d.fleet, err = parseDiskFindings(body); err != nil {
-		return d, fmt.Errorf("report: bad answer from %s: %w", target, err)
-	}
-	return d, nil
+	d.fleet, _, err = fetchOptional(ctx, client, base+namenode.DiskFindingsPath, maxDisksBytes, parseDiskFindings)
+	return d, err
 }
 
 // write prints the slow disks as a Hadoop NameNode's are printed, then
@@ -94,22 +70,18 @@ func (d serviceDisks) write(w io.Writer) error {
 
 // parseDiskFindings decodes a /v1/slowdisks document strictly.
 func parseDiskFindings(body []byte) ([]namenode.DiskFinding, error) {
-	fs, err := decodeArray[namenode.DiskFinding](body, "a fleet view")
-	if err != nil {
-		return nil, err
-	}
-	for i, f := range fs {
+	return decodeEntries(body, "a fleet view", func(f namenode.DiskFinding) error {
 		if err := reports.ValidateNode(f.Node); err != nil {
-			return nil, fmt.Errorf("entry %d: node: %w", i, err)
+			return fmt.Errorf("node: %w", err)
 		}
 		if err := reports.ValidateDisk(f.Disk); err != nil {
-			return nil, fmt.Errorf("entry %d (%s): disk: %w", i, f.Node, err)
+			return fmt.Errorf("%s: disk: %w", f.Node, err)
 		}
 		for _, v := range []float64{f.ValueMs, f.MedianMs, f.LimitMs} {
 			if err := reports.ValidateLatency(v); err != nil {
-				return nil, fmt.Errorf("entry %d (%s): %w", i, f.Node, err)
+				return fmt.Errorf("%s: %w", f.Node, err)
 			}
 		}
-	}
-	return fs, nil
+		return nil
+	})
 }

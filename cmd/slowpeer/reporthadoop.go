@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -40,16 +41,12 @@ type hadoopReport struct {
 // when the NameNode does not track slow peers.
 func reportHadoop(ctx context.Context, c serviceClient, root, missing string, top int, asJSON bool, stdout io.Writer) error {
 	target := root + "/jmx?qry=" + url.QueryEscape(jmx.NameNodeStatusBean)
-	body, status, err := c.get(ctx, target, jmx.MaxDocumentBytes)
-	if err != nil {
-		return err
-	}
-	if err := answerError(target, status, body); err != nil {
+	r, err := fetch(ctx, c, target, jmx.MaxDocumentBytes, parseHadoopReport)
+	if _, ok := errors.AsType[*statusError](err); ok {
 		return fmt.Errorf("%w (and %s answered 404: neither a slowpeer service nor a Hadoop NameNode?)", err, missing)
 	}
-	r, err := parseHadoopReport(body)
 	if err != nil {
-		return fmt.Errorf("report: bad answer from %s: %w", target, err)
+		return err
 	}
 	rankSlowNodes(r.nodes)
 	if top > 0 && len(r.nodes) > top {

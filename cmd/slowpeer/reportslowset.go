@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -19,45 +16,17 @@ import (
 // maxSlowSetBytes bounds the /v1/slowset answer the commands read.
 const maxSlowSetBytes = 64 << 20
 
-// errNoSlowSet: the service has no /v1/slowset (an older one).
-var errNoSlowSet = errors.New("no /v1/slowset")
-
 // slowSetDoc is GET /v1/slowset, and slowSetEntry one of its members.
 type (
 	slowSetDoc   = namenode.SlowSetJSON
 	slowSetEntry = namenode.SlowSetEntryJSON
 )
 
-// fetchSlowSet reads and checks GET /v1/slowset of the service at base.
-func fetchSlowSet(ctx context.Context, client serviceClient, base string) (slowSetDoc, error) {
-	target := base + namenode.SlowSetPath
-	body, status, err := client.get(ctx, target, maxSlowSetBytes)
-	if err != nil {
-		return slowSetDoc{}, err
-	}
-	if status == http.StatusNotFound {
-		return slowSetDoc{}, errNoSlowSet
-	}
-	if err := answerError(target, status, body); err != nil {
-		return slowSetDoc{}, err
-	}
-	doc, err := parseSlowSet(body)
-	if err != nil {
-		return slowSetDoc{}, fmt.Errorf("bad answer from %s: %w", target, err)
-	}
-	return doc, nil
-}
-
 // parseSlowSet decodes a /v1/slowset document strictly.
 func parseSlowSet(body []byte) (slowSetDoc, error) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
 	var doc slowSetDoc
-	if err := dec.Decode(&doc); err != nil {
+	if err := strictJSON(body, &doc); err != nil {
 		return slowSetDoc{}, fmt.Errorf("not a slow set: %w", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return slowSetDoc{}, errors.New("not a slow set: data after the JSON object")
 	}
 	if doc.Nodes == nil || doc.Links == nil {
 		return slowSetDoc{}, errors.New(`not a slow set: want {"nodes": [...], "links": [...]}`)
@@ -117,12 +86,9 @@ func orDash(s string) string {
 // writeServiceSlowSet prints the slow set of the service at base after
 // its report, when the service has one.
 func writeServiceSlowSet(ctx context.Context, client serviceClient, w io.Writer, base string) error {
-	doc, err := fetchSlowSet(ctx, client, base)
-	if errors.Is(err, errNoSlowSet) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("report: %w", err)
+	doc, served, err := fetchOptional(ctx, client, base+namenode.SlowSetPath, maxSlowSetBytes, parseSlowSet)
+	if !served {
+		return err
 	}
 	fmt.Fprintln(w)
 	return writeSlowSet(w, doc, time.Now())

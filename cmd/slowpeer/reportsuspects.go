@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"text/tabwriter"
 	"time"
 
@@ -17,56 +15,29 @@ import (
 // maxSuspectsBytes bounds the /v1/suspects answer "report" reads.
 const maxSuspectsBytes = 16 << 20
 
-// errNoSuspects: the service has no /v1/suspects (an older one).
-var errNoSuspects = errors.New("no /v1/suspects")
-
-// fetchSuspects reads and checks GET /v1/suspects of the service at base.
-func fetchSuspects(ctx context.Context, client serviceClient, base string) ([]suspect.View, error) {
-	target := base + namenode.SuspectsPath
-	body, status, err := client.get(ctx, target, maxSuspectsBytes)
-	if err != nil {
-		return nil, err
-	}
-	if status == http.StatusNotFound {
-		return nil, errNoSuspects
-	}
-	if err := answerError(target, status, body); err != nil {
-		return nil, err
-	}
-	vs, err := parseSuspects(body)
-	if err != nil {
-		return nil, fmt.Errorf("report: bad answer from %s: %w", target, err)
-	}
-	return vs, nil
-}
-
 // parseSuspects decodes a /v1/suspects document strictly.
 func parseSuspects(body []byte) ([]suspect.View, error) {
-	vs, err := decodeArray[suspect.View](body, "a list of suspects")
-	if err != nil {
-		return nil, err
-	}
-	for i, v := range vs {
+	return decodeEntries(body, "a list of suspects", func(v suspect.View) error {
 		if err := reports.ValidateNode(v.Node); err != nil {
-			return nil, fmt.Errorf("entry %d: node: %w", i, err)
+			return fmt.Errorf("node: %w", err)
 		}
 		if v.Peer != "" {
 			if err := reports.ValidateNode(v.Peer); err != nil {
-				return nil, fmt.Errorf("entry %d: peer: %w", i, err)
+				return fmt.Errorf("peer: %w", err)
 			}
 		}
 		switch v.State {
 		case suspect.Suspected, suspect.Confirming, suspect.Confirmed, suspect.Cleared:
 		default:
-			return nil, fmt.Errorf("entry %d (%s): unknown state %q", i, v.Node, reports.Clip(string(v.State)))
+			return fmt.Errorf("%s: unknown state %q", v.Node, reports.Clip(string(v.State)))
 		}
 		for _, x := range []float64{v.Evidence.LatencyMs, v.Evidence.ExpectedMs} {
 			if err := reports.ValidateLatency(x); err != nil {
-				return nil, fmt.Errorf("entry %d (%s): %w", i, v.Node, err)
+				return fmt.Errorf("%s: %w", v.Node, err)
 			}
 		}
-	}
-	return vs, nil
+		return nil
+	})
 }
 
 // writeSuspects prints the fast path's suspicions, one line each.
@@ -88,11 +59,8 @@ func writeSuspects(w io.Writer, vs []suspect.View, now time.Time) error {
 // writeServiceSuspects prints the fast path's suspicions of the service
 // at base, when it has some.
 func writeServiceSuspects(ctx context.Context, client serviceClient, w io.Writer, base string) error {
-	vs, err := fetchSuspects(ctx, client, base)
-	if errors.Is(err, errNoSuspects) || err == nil && len(vs) == 0 {
-		return nil
-	}
-	if err != nil {
+	vs, served, err := fetchOptional(ctx, client, base+namenode.SuspectsPath, maxSuspectsBytes, parseSuspects)
+	if !served || len(vs) == 0 {
 		return err
 	}
 	fmt.Fprintln(w)
