@@ -6,8 +6,8 @@ import (
 	"github.com/slowpeer/slowpeer/disk"
 )
 
-// The keys of the agent's disk measurement, with their defaults (README,
-// "Configuration"); DataDirKey names the volumes.
+// The keys of the agent's disk measurement, with their defaults (docs/configuration.md,
+// "Keys"); DataDirKey names the volumes.
 const (
 	// MinOutlierDetectionDisksKey is the number of volumes of one
 	// StorageType Hadoop's slow-disk test needs to run.

@@ -7,8 +7,8 @@ import (
 	"github.com/slowpeer/slowpeer/reports"
 )
 
-// The Hadoop keys the agent reads, with their defaults (README,
-// "Configuration"). The binary reads the keys from hdfs-site.xml and -D;
+// The Hadoop keys the agent reads, with their defaults (docs/configuration.md,
+// "Keys"). The binary reads the keys from hdfs-site.xml and -D;
 // Config's fields mirror them.
 const (
 	// HeartbeatIntervalKey is the heartbeat period. A bare number is

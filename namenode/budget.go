@@ -50,7 +50,7 @@ const (
 // full at once, by part (MemoryBudget).
 type Budget struct {
 	// Parts are the bytes of each part of the heap, by name, in the
-	// order README lists them.
+	// order docs/operations.md ("Memory: what the limits cost") lists them.
 	Parts []BudgetPart
 }
 
@@ -89,7 +89,7 @@ func (b Budget) String() string {
 
 // MemoryBudget returns the memory the service holds, at most, with every
 // limit of cfg full at once, by part: whatever its clients send, with or
-// without a token, it holds no more (README, "Memory"). Connections are
+// without a token, it holds no more (docs/operations.md, "Limits and memory"). Connections are
 // not in it: each costs about 30 KB while open, up to
 // slowpeer.namenode.max.connections of them.
 func MemoryBudget(cfg Config) Budget {

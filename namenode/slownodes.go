@@ -26,7 +26,7 @@ const (
 	// Mbit/s (the agent's slowpeer.probe.min.rate), below which no pair
 	// of a healthy LAN is slow; the 3 × median rule still applies above
 	// it. Hadoop's 5 ms (dfs.datanode.slowpeer.low.threshold.ms) would
-	// hide a link 100 times slower than its peers' (README).
+	// hide a link 100 times slower than its peers' (docs/configuration.md).
 	DefaultSlowNodesFloor = 250 * time.Microsecond
 
 	// TopologyFileKey is Hadoop's table of hosts and racks ("host rack"

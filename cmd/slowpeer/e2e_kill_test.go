@@ -17,7 +17,7 @@ import (
 // 3 × 50 ms × 11 ≈ 1.7 s. Its next report, due at most R + H later (5 s +
 // 1 s), no longer names the node and replaces the one that did. Twice
 // the sum is 15 s. (Without the drop, the node stayed reported for the
-// three hours the rolling windows span.)
+// three minutes the rolling windows span.)
 var e2eGoneBound = 2 * (time.Duration(datanode.DefaultProbeMaxFailures*(e2eAgents-1))*datanode.DefaultLocalConfig().ProbeInterval +
 	datanode.DefaultLocalConfig().ReportInterval + datanode.DefaultLocalConfig().HeartbeatInterval)
 
