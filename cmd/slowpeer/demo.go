@@ -2,338 +2,80 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
-	"net"
-	"net/http"
-	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/slowpeer/slowpeer/dashboard"
-	"github.com/slowpeer/slowpeer/datanode"
+	"github.com/slowpeer/slowpeer/demo"
 	"github.com/slowpeer/slowpeer/namenode"
-	"github.com/slowpeer/slowpeer/netlab"
+	"github.com/slowpeer/slowpeer/reports"
 )
 
 const demoSynopsis = "[-datanodes N] [-slow INDEX] [-fault KIND=VALUE] [-lab] [-duration D] [-json]"
 
-// The demo's flags' defaults and limits.
-const (
-	demoDataNodes    = 12
-	demoMinDataNodes = 4 // three peers: the least a median/MAD test can single one out of
-	demoMaxDataNodes = 64
-	demoSlowIndex    = 3
-	demoSlowDelay    = 50 * time.Millisecond
-	demoMaxSlowDelay = time.Second
-)
-
-// How the demo watches and when it calls the result.
-const (
-	demoCheckEvery    = 250 * time.Millisecond // how often it reads the tracker
-	demoProgressEvery = 2 * time.Second        // one progress line this often
-	demoQuorum        = 3                      // reporters that make a slow node found
-	demoDeadline      = time.Minute            // give up waiting for the injected slow node
-	demoQuiet         = time.Minute            // without one, watch this long (two coverage periods) before the report
-	demoQuietReports  = 4                      // without a slow disk, watch this many report intervals before the report
-)
-
-// demoFlags are the flags of "slowpeer demo".
-type demoFlags struct {
-	dataNodes int
-	slow      int
-	slowDelay time.Duration // -slow-delay, the older spelling of -fault ack-delay=D
-	fault     demoFault
-	duration  time.Duration
-	json      bool
-	lab       bool // every agent in a network namespace, also without a kernel-made fault
-}
-
-// runDemo runs "slowpeer demo": a NameNode-side service and a cluster of
-// agents on loopback, one of them slow, until the slow node is found; then
-// it prints the report and stays up until ctx ends or -duration passes.
+// runDemo runs "slowpeer demo" (package demo): a NameNode-side service
+// and a cluster of agents on loopback, one of them slow, until the slow
+// node is found; then it prints the report and stays up until ctx ends or
+// -duration passes.
 func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("demo", demoSynopsis, stderr)
-	var f demoFlags
-	fs.IntVar(&f.dataNodes, "datanodes", demoDataNodes, "number of `N` agents to run")
-	fs.IntVar(&f.slow, "slow", demoSlowIndex, "`INDEX` (0 to N-1) of the agent that is slow")
-	faultSpec := fs.String("fault", demoAckDelay+"="+demoSlowDelay.String(),
+	cfg := demo.DefaultConfig()
+	fs.IntVar(&cfg.DataNodes, "datanodes", cfg.DataNodes, "number of `N` agents to run")
+	fs.IntVar(&cfg.Slow, "slow", cfg.Slow, "`INDEX` (0 to N-1) of the agent that is slow")
+	faultSpec := fs.String("fault", cfg.Fault.String(),
 		"what makes the slow agent slow, `KIND=VALUE`: ack-delay=D (no privileges), or made by the kernel, with every agent in a network namespace (root): receive-rate=RATE, send-rate=RATE, link-rate=RATE, pair-rate=RATE (e.g. 20mbit); none: no slow agent")
-	fs.DurationVar(&f.slowDelay, "slow-delay", demoSlowDelay, "`D` the slow agent waits before it acknowledges a packet, as -fault ack-delay=D; 0: no slow agent")
-	fs.DurationVar(&f.duration, "duration", 0, "stop after `D` (default: run until interrupted; with -json, a minute)")
-	fs.BoolVar(&f.lab, "lab", false, "run every agent in a network namespace of its own (root), as a kernel-made -fault does, also for ack-delay or none")
-	fs.BoolVar(&f.json, "json", false, "print one JSON result object and exit once the fault is found, or after a minute (or -duration)")
+	slowDelay := fs.Duration("slow-delay", demo.DefaultSlowDelay, "`D` the slow agent waits before it acknowledges a packet, as -fault ack-delay=D; 0: no slow agent")
+	fs.DurationVar(&cfg.Duration, "duration", 0, "stop after `D` (default: run until interrupted; with -json, a minute)")
+	fs.BoolVar(&cfg.Lab, "lab", false, "run every agent in a network namespace of its own (root), as a kernel-made -fault does, also for ack-delay or none")
+	fs.BoolVar(&cfg.JSON, "json", false, "print one JSON result object and exit once the fault is found, or after a minute (or -duration)")
 	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
 	}
-	if err := f.validate(); err != nil {
-		return usageError{err}
+	if *slowDelay < 0 || *slowDelay > demo.MaxSlowDelay {
+		return usageError{fmt.Errorf("-slow-delay %v: want 0 to %v", *slowDelay, demo.MaxSlowDelay)}
 	}
 	var err error
-	if f.fault, err = parseDemoFault(*faultSpec); err != nil {
+	if cfg.Fault, err = demo.ParseFault(*faultSpec); err != nil {
 		return usageError{err}
 	}
 	fs.Visit(func(fl *flag.Flag) {
 		if fl.Name == "slow-delay" {
-			f.fault = demoFault{kind: demoAckDelay, delay: f.slowDelay, spec: "ack-delay=" + f.slowDelay.String()}
+			cfg.Fault = demo.AckDelay(*slowDelay)
 		}
 	})
-	if f.duration > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, f.duration)
-		defer cancel()
+	cfg.SoftwareVersion, cfg.Log = softwareVersion(), stderr
+	cfg.Dashboard = func(srv *namenode.Server) *dashboard.Dashboard {
+		return mountDashboard(srv, &dashboardSource{srv: srv}, time.Now)
 	}
-	d, err := newDemo(ctx, f, stderr)
-	if err != nil {
-		return err
+	cfg.Report = demoReport
+	if err := cfg.Validate(); err != nil {
+		return usageError{err}
 	}
-	return d.run(ctx, stdout)
+	return demo.Run(ctx, cfg, stdout)
 }
 
-func (f demoFlags) validate() error {
-	switch {
-	case f.dataNodes < demoMinDataNodes || f.dataNodes > demoMaxDataNodes:
-		return fmt.Errorf("-datanodes %d: want %d to %d", f.dataNodes, demoMinDataNodes, demoMaxDataNodes)
-	case f.slow < 0 || f.slow >= f.dataNodes:
-		return fmt.Errorf("-slow %d: want 0 to %d (one of the -datanodes)", f.slow, f.dataNodes-1)
-	case f.slowDelay < 0 || f.slowDelay > demoMaxSlowDelay:
-		return fmt.Errorf("-slow-delay %v: want 0 to %v", f.slowDelay, demoMaxSlowDelay)
-	case f.duration < 0:
-		return fmt.Errorf("-duration %v is negative", f.duration)
-	}
-	return nil
-}
-
-// demo is one run of the demo: the service, the agents and what the
-// watcher has seen. Only run's goroutine touches the watcher's fields.
-type demo struct {
-	flags    demoFlags
-	srv      *namenode.Server
-	dash     *dashboard.Dashboard
-	ln       net.Listener
-	base     string // the service's base URL, as this process reaches it
-	agents   []*datanode.Agent
-	slowID   string          // the injected slow node, "" without one
-	peerID   string          // the other end of a pair-rate fault, "" otherwise
-	agentCfg datanode.Config // the agents' settings but their own
-	quiet    atomic.Bool     // set when the agents stop: their logs end
-	log      *slog.Logger    // the service's, errors only
-
-	lab     *netlab.Lab  // the network lab of a kernel-made fault, nil otherwise
-	forward net.Listener // on loopback, relayed to the service in the lab
-
-	disks       *demoDisks // the disk lab of a disk fault, nil otherwise
-	diskSummary string     // the slow disks the service reported at the last check
-
-	start     time.Time
-	firstSeen time.Duration // when the slow node had its first reporter, 0 before
-	found     time.Duration // when it was found (see watch), 0 before
-	kind      string        // its kind in the slow set (a disk's: "disk"), once found
-	reporters int           // the pairs behind its slow-set entry, once found
-	fast      bool          // it entered through the fast path's confirmation
-	falsePos  map[string]bool
-	events    io.Writer // stderr: the false positives as they come
-}
-
-// newDemo opens every listener on 127.0.0.1 port 0 and builds the service
-// and the agents; nothing runs yet. The service and the agents run at the
-// production defaults (namenode.DefaultConfig, datanode.DefaultConfig):
-// the fast path puts a slow node in the slow set within seconds. A disk
-// fault runs on namenode.DefaultLocalConfig and
-// datanode.DefaultLocalConfig instead, Hadoop's keys shortened from
-// minutes to seconds: slow disks are found by the DataNodes' own reports,
-// not by the fast path.
-func newDemo(ctx context.Context, f demoFlags, stderr io.Writer) (d *demo, err error) {
-	d = &demo{flags: f, falsePos: map[string]bool{}, events: stderr}
-	var edit func(i int, cfg *datanode.Config)
-	switch {
-	case f.fault.disk != "" && f.lab:
-		return nil, usageError{fmt.Errorf("-fault %s runs on loopback: drop -lab", f.fault)}
-	case f.fault.disk != "":
-		if d.disks, err = newDemoDisks(ctx, f.fault, stderr); err != nil {
+// demoReport prints the demo's report with the pieces of "slowpeer
+// report".
+var demoReport = demo.Report{
+	SlowPeers: func(ctx context.Context, w io.Writer, base string) ([]reports.SlowNode, error) {
+		target, err := reportURL(base, 0, false)
+		if err != nil {
 			return nil, err
 		}
-		edit = d.diskAgentConfig
-	case f.fault.lab != "" || f.lab:
-		return newLabDemo(ctx, d, stderr)
-	}
-	var lns []net.Listener
-	defer func() {
+		_, nodes, err := fetchReport(ctx, plainClient, target)
 		if err != nil {
-			for _, ln := range lns {
-				ln.Close()
-			}
-			if d.disks != nil {
-				err = errors.Join(err, d.disks.lab.Close())
-			}
-		}
-	}()
-	listen := func() (net.Listener, error) {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("demo: listen on loopback: %w", err)
-		}
-		lns = append(lns, ln)
-		return ln, nil
-	}
-	if d.ln, err = listen(); err != nil {
-		return nil, err
-	}
-	d.base = "http://" + d.ln.Addr().String()
-	if err := d.newService(stderr); err != nil {
-		return nil, err
-	}
-	data := make([]net.Listener, f.dataNodes)
-	for i := range data {
-		if data[i], err = listen(); err != nil {
 			return nil, err
 		}
-	}
-	if err := d.newAgents(d.base, data, stderr, edit); err != nil {
-		return nil, err
-	}
-	return d, nil
+		return nodes, writeReportTable(w, fromService(nodes))
+	},
+	Diagnosis: writeDiagnosis,
+	SlowDisks: func(ctx context.Context, base string) (demo.SlowDisks, error) {
+		sd, err := fetchServiceDisks(ctx, plainClient, base)
+		return demo.SlowDisks{Reported: sd.reported, Fleet: sd.fleet}, err
+	},
+	WriteSlowDisks: func(w io.Writer, d demo.SlowDisks) error {
+		return serviceDisks{reported: d.Reported, fleet: d.Fleet}.write(w)
+	},
 }
-
-// newService builds the service that will serve d.ln.
-func (d *demo) newService(stderr io.Writer) error {
-	ncfg := namenode.DefaultConfig()
-	if d.disks != nil {
-		ncfg = namenode.DefaultLocalConfig()
-	}
-	ncfg.Listen = d.ln.Addr().String()
-	ncfg.SoftwareVersion = softwareVersion()
-	// The service is open on loopback; its access log and the open-service
-	// warning would drown the progress lines.
-	ncfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-	d.log = ncfg.Logger
-	var err error
-	if d.srv, err = namenode.New(ncfg); err != nil {
-		return fmt.Errorf("demo: %w", err)
-	}
-	d.dash = mountDashboard(d.srv, &dashboardSource{srv: d.srv}, time.Now)
-	return nil
-}
-
-// newAgents builds an agent on each data listener, reporting to the
-// service at base; edit, if not nil, adjusts agent i's configuration.
-func (d *demo) newAgents(base string, data []net.Listener, stderr io.Writer, edit func(i int, cfg *datanode.Config)) error {
-	ids := make([]string, len(data))
-	for i, ln := range data {
-		ids[i] = ln.Addr().String()
-	}
-	d.agentCfg = datanode.DefaultConfig()
-	if d.disks != nil {
-		d.agentCfg = datanode.DefaultLocalConfig()
-		d.agentCfg.MinOutlierDetectionNodes = min(d.agentCfg.MinOutlierDetectionNodes, len(data)-1)
-	}
-	d.agentCfg.NameNodes, d.agentCfg.Peers = []string{base}, ids
-	d.agentCfg.ProgressInterval = -1
-	log := slog.New(quietHandler{slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}), &d.quiet})
-	f := d.flags
-	for i, id := range ids {
-		cfg := d.agentCfg
-		cfg.ID, cfg.DataListener, cfg.Logger = id, data[i], log.With(slog.Int("agent", i))
-		if i == f.slow && f.fault.delay > 0 {
-			cfg.FaultReceiveDelay = f.fault.delay
-			d.slowID = id
-		}
-		if edit != nil {
-			edit(i, &cfg)
-		}
-		a, err := datanode.New(cfg)
-		if err != nil {
-			return fmt.Errorf("demo: agent %d: %w", i, err)
-		}
-		d.agents = append(d.agents, a)
-	}
-	return nil
-}
-
-// run starts the service and the agents, watches until the slow node is
-// found (or the deadline, or ctx), prints the report, stays up until ctx
-// ends, and stops everything it started. They run in one group with the
-// watching: the service or an agent that fails ends the demo with its
-// error.
-func (d *demo) run(ctx context.Context, stdout io.Writer) error {
-	// The service and the agents outlive ctx by the final report; the
-	// watching member ends them by returning.
-	g := newGroup(d.log)
-	g.Go("demo: service", func(ctx context.Context) error { return d.srv.Serve(ctx, d.ln) })
-	g.Go("demo: dashboard", d.dash.Run)
-	if d.lab != nil {
-		g.Go("demo: forward", func(ctx context.Context) error { return d.lab.Forward(ctx, d.forward, 0, d.ln.Addr().String()) })
-		g.Cleanup("demo: network lab", d.lab.Close)
-	}
-	if d.disks != nil {
-		g.Cleanup("demo: disk lab", d.disks.lab.Close)
-		g.Go("demo: disk load", d.disks.load)
-	}
-	for _, a := range d.agents {
-		g.Go("demo: agent "+a.ID(), a.Run)
-	}
-	g.Go("demo: watch", func(life context.Context) error {
-		// life ends when a component fails; watch and stayUp also
-		// end with ctx.
-		watching, stop := context.WithCancel(life)
-		defer stop()
-		defer context.AfterFunc(ctx, stop)()
-		defer d.quiet.Store(true) // the agents' logs end here
-		if d.flags.json {
-			d.watch(watching, io.Discard)
-			if life.Err() != nil {
-				return nil
-			}
-			return d.writeJSON(stdout)
-		}
-		d.printStart(stdout)
-		d.watch(watching, stdout)
-		if life.Err() != nil {
-			return nil // the failed member's error ends the demo
-		}
-		if err := d.report(life, stdout); err != nil {
-			return err
-		}
-		d.stayUp(watching, stdout)
-		return nil
-	})
-	d.start = time.Now()
-	err := g.Run(context.WithoutCancel(ctx))
-	http.DefaultClient.CloseIdleConnections() // the report's connection
-	if err != nil {
-		return err
-	}
-	if !d.flags.json {
-		fmt.Fprintf(stdout, "Stopped after %v.\n", d.since())
-	}
-	return nil
-}
-
-func (d *demo) printStart(w io.Writer) {
-	fmt.Fprintf(w, "NameNode-side service on %s\n", d.base)
-	ids := make([]string, len(d.agents))
-	for i, a := range d.agents {
-		ids[i] = a.ID()
-	}
-	where := "on loopback"
-	if d.lab != nil {
-		where = "in network namespaces on one bridge"
-	}
-	fmt.Fprintf(w, "%d agents %s: %s\n", len(d.agents), where, strings.Join(ids, " "))
-	switch {
-	case d.disks != nil:
-		fmt.Fprintf(w, "Disks of agent %d: %d volumes on loop devices; %s\n", d.flags.slow, len(d.disks.vols), d.disks.describe(d.flags.fault))
-	case d.slowID != "":
-		fmt.Fprintf(w, "Slow node: agent %d, %s, %s\n", d.flags.slow, d.slowID, d.flags.fault.describe(d.peerID))
-	default:
-		fmt.Fprintln(w, "No slow node (-fault none)")
-	}
-	fmt.Fprintf(w, "Heartbeat every %v, each peer probed at least every %v; slow-peer reports every %v, an agent tests its peers once %d of them have more than %d packets timed\n\n",
-		d.agentCfg.HeartbeatInterval, d.agentCfg.ProbeCoverage, d.agentCfg.ReportInterval, d.agentCfg.MinOutlierDetectionNodes, d.agentCfg.MinOutlierDetectionSamples)
-}
-
-// since is the time since the cluster started, to a tenth of a second.
-func (d *demo) since() time.Duration { return time.Since(d.start).Round(100 * time.Millisecond) }

@@ -1,3 +1,5 @@
+//go:build e2e
+
 package main
 
 import (
@@ -10,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slowpeer/slowpeer/demo"
 	"github.com/slowpeer/slowpeer/disklab"
 	"github.com/slowpeer/slowpeer/internal/testenv"
 )
@@ -18,7 +21,7 @@ import (
 // Without root, losetup, mkfs.ext4 or the blkio controller the test is
 // skipped (it fails under SLOWPEER_REQUIRE_SERVICES=1). It checks that the
 // demo left no loop device, mount or cgroup of its disk lab behind.
-func diskDemo(t *testing.T, args ...string) demoResult {
+func diskDemo(t *testing.T, args ...string) demo.Result {
 	t.Helper()
 	if err := disklab.Check(); err != nil {
 		testenv.Missing(t, err.Error())
@@ -36,7 +39,7 @@ func diskDemo(t *testing.T, args ...string) demoResult {
 		}
 	}
 	out := stdout.String()
-	var r demoResult
+	var r demo.Result
 	dec := json.NewDecoder(strings.NewReader(out))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&r); err != nil {
@@ -115,53 +118,5 @@ func TestDemoDiskBusyHealthy(t *testing.T) {
 	t.Logf("disk-iops=0: %s", b)
 	if r.Injected != nil || r.Found || r.Kind != nil || diskFalsePositives(t, r.FalsePositives) {
 		t.Fatalf("healthy disks: %s, want the busy volume not reported", b)
-	}
-}
-
-// TestDemoDiskFaultUsage: a disk fault's bad values, and -lab with one,
-// are usage errors; without root it says what is missing and starts
-// nothing.
-func TestDemoDiskFaultUsage(t *testing.T) {
-	f := func(args []string, want string) {
-		t.Helper()
-		var stdout, stderr strings.Builder
-		code := run(t.Context(), append([]string{"demo"}, args...), strings.NewReader(""), &stdout, &stderr)
-		if code != 2 || stdout.Len() != 0 || !strings.Contains(stderr.String(), want) {
-			t.Errorf("demo %v: exit %d, stdout %q, stderr %q; want 2 and %q", args, code, stdout.String(), stderr.String(), want)
-		}
-	}
-	f([]string{"-fault", "disk-iops=x"}, "want a whole number of requests per second")
-	f([]string{"-fault", "disk-iops=-1"}, "want a whole number")
-	f([]string{"-fault", "disk-rate=fast"}, "want a rate as tc writes it")
-	f([]string{"-fault", "disk-rate=7bit"}, "want a rate")
-	if disklab.Check() == nil {
-		f([]string{"-lab", "-fault", "disk-iops=5"}, "runs on loopback: drop -lab")
-		return
-	}
-	var stdout, stderr strings.Builder
-	code := run(t.Context(), []string{"demo", "-fault", "disk-iops=5"}, strings.NewReader(""), &stdout, &stderr)
-	if code == 0 || !strings.Contains(stderr.String(), "demo -fault disk-iops=5: disklab:") {
-		t.Fatalf("exit %d, stderr %q", code, stderr.String())
-	}
-}
-
-func TestParseDiskFault(t *testing.T) {
-	for spec, want := range map[string]string{
-		"disk-iops=5":     "disk-iops=5",
-		"disk-rate=2mbit": "disk-rate=2mbit",
-		"disk-rate=1mbps": "disk-rate=8mbit",
-		"disk-iops=0":     "disk-iops=0",
-		"disk-rate=0":     "disk-rate=0",
-	} {
-		f, err := parseDemoFault(spec)
-		if err != nil || f.String() != want {
-			t.Errorf("parseDemoFault(%q) = %v, %v; want %s", spec, f, err, want)
-		}
-	}
-	if f, _ := parseDemoFault("disk-rate=2mbit"); f.throttle() != (disklab.Throttle{ReadBytesPerSecond: 250000, WriteBytesPerSecond: 250000}) || f.none() {
-		t.Errorf("disk-rate=2mbit throttles %+v", f.throttle())
-	}
-	if f, _ := parseDemoFault("disk-iops=0"); !f.none() || f.throttle().ReadIOPS != 0 {
-		t.Errorf("disk-iops=0: none %v, throttle %+v", f.none(), f.throttle())
 	}
 }

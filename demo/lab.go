@@ -1,4 +1,4 @@
-package main
+package demo
 
 import (
 	"context"
@@ -17,8 +17,8 @@ import (
 // The ports of the lab's hosts: each host has an address of its own, so
 // every agent and the service listen on the usual ports.
 const (
-	demoLabServicePort = 9871
-	demoLabDataPort    = 9866
+	labServicePort = 9871
+	labDataPort    = 9866
 )
 
 // newLabDemo builds the demo of a kernel-made fault: a network lab of one
@@ -28,12 +28,12 @@ const (
 // machine. Namespaces a crashed earlier run left are removed first; the
 // lab is removed when the demo ends, or here on error.
 func newLabDemo(ctx context.Context, d *demo, stderr io.Writer) (_ *demo, err error) {
-	f := d.flags
+	f := d.cfg
 	if err := netlab.Check(); err != nil {
-		if f.fault.lab == "" {
+		if f.Fault.lab == "" {
 			return nil, fmt.Errorf("demo -lab: %w", err)
 		}
-		return nil, fmt.Errorf("demo -fault %s: %w", f.fault, err)
+		return nil, fmt.Errorf("demo -fault %s: %w", f.Fault, err)
 	}
 	if removed, err := netlab.CleanStale(); err != nil {
 		return nil, fmt.Errorf("demo: remove the namespaces of an earlier run: %w", err)
@@ -41,9 +41,9 @@ func newLabDemo(ctx context.Context, d *demo, stderr io.Writer) (_ *demo, err er
 		d.log = slog.New(slog.NewTextHandler(stderr, nil))
 		d.log.Info("removed the namespaces an earlier run left", slog.Any("namespaces", removed))
 	}
-	lab, err := netlab.Create(ctx, f.dataNodes+1)
+	lab, err := netlab.Create(ctx, f.DataNodes+1)
 	if err != nil {
-		return nil, fmt.Errorf("demo -fault %s: %w", f.fault, err)
+		return nil, fmt.Errorf("demo -fault %s: %w", f.Fault, err)
 	}
 	var lns []net.Listener
 	defer func() {
@@ -63,7 +63,7 @@ func newLabDemo(ctx context.Context, d *demo, stderr io.Writer) (_ *demo, err er
 		lns = append(lns, ln)
 		return ln, nil
 	}
-	if d.ln, err = listen(0, demoLabServicePort); err != nil {
+	if d.ln, err = listen(0, labServicePort); err != nil {
 		return nil, err
 	}
 	if d.forward, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
@@ -74,9 +74,9 @@ func newLabDemo(ctx context.Context, d *demo, stderr io.Writer) (_ *demo, err er
 	if err := d.newService(stderr); err != nil {
 		return nil, err
 	}
-	data := make([]net.Listener, f.dataNodes)
+	data := make([]net.Listener, f.DataNodes)
 	for i := range data {
-		if data[i], err = listen(i+1, demoLabDataPort); err != nil {
+		if data[i], err = listen(i+1, labDataPort); err != nil {
 			return nil, err
 		}
 	}
@@ -94,18 +94,18 @@ func newLabDemo(ctx context.Context, d *demo, stderr io.Writer) (_ *demo, err er
 		return nil, err
 	}
 	d.lab = lab
-	if f.fault.lab == "" {
+	if f.Fault.lab == "" {
 		return d, nil // -lab without a kernel-made fault
 	}
-	fault := netlab.Fault{Kind: f.fault.lab, Host: f.slow + 1, BitsPerSecond: f.fault.rate}
-	d.slowID = data[f.slow].Addr().String()
-	if f.fault.lab == netlab.FaultPairRate {
-		peer := (f.slow + 1) % f.dataNodes
+	fault := netlab.Fault{Kind: f.Fault.lab, Host: f.Slow + 1, BitsPerSecond: f.Fault.rate}
+	d.slowID = data[f.Slow].Addr().String()
+	if f.Fault.lab == netlab.FaultPairRate {
+		peer := (f.Slow + 1) % f.DataNodes
 		fault.Peer = peer + 1
 		d.peerID = data[peer].Addr().String()
 	}
 	if err := lab.Inject(ctx, fault); err != nil {
-		return nil, fmt.Errorf("demo -fault %s: %w (the kernel needs the htb qdisc and the u32 filter: sch_htb, cls_u32)", f.fault, err)
+		return nil, fmt.Errorf("demo -fault %s: %w (the kernel needs the htb qdisc and the u32 filter: sch_htb, cls_u32)", f.Fault, err)
 	}
 	return d, nil
 }

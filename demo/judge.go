@@ -1,4 +1,4 @@
-package main
+package demo
 
 import (
 	"encoding/json"
@@ -97,32 +97,32 @@ func findingSummary(fs []diagnosis.Finding) string {
 	return strings.Join(parts, ", ")
 }
 
-// demoResult is what "demo -json" prints (DESIGN.md, "demo -fault").
+// Result is what "demo -json" prints (DESIGN.md, "demo -fault").
 //
 // TimeToDetectSeconds is when the slow node entered the slow set (for a
 // disk fault: when its slow volume was reported for a report interval),
 // and Kind its kind there. Reporters is, once found, the pairs its
 // slow-set entry rests on (for a link, 2 directions at most), before that
 // the peers that report the slow node to the tracker.
-type demoResult struct {
-	Injected            *demoInjected `json:"injected"`
-	Found               bool          `json:"found"`
-	TimeToDetectSeconds *float64      `json:"timeToDetectSeconds"`
-	Reporters           int           `json:"reporters"`
-	Kind                *string       `json:"kind"`
+type Result struct {
+	Injected            *Injected `json:"injected"`
+	Found               bool      `json:"found"`
+	TimeToDetectSeconds *float64  `json:"timeToDetectSeconds"`
+	Reporters           int       `json:"reporters"`
+	Kind                *string   `json:"kind"`
 	// Disk is the slow volume's directory, for a disk fault once found.
 	Disk           *string  `json:"disk,omitempty"`
 	FalsePositives []string `json:"falsePositives"`
 }
 
-type demoInjected struct {
+type Injected struct {
 	Node  string `json:"node"`
 	Fault string `json:"fault"`
 }
 
 // result assembles the demo's result from what watch saw.
-func (d *demo) result() demoResult {
-	r := demoResult{FalsePositives: []string{}}
+func (d *demo) result() Result {
+	r := Result{FalsePositives: []string{}}
 	for n := range d.falsePos {
 		r.FalsePositives = append(r.FalsePositives, n)
 	}
@@ -130,7 +130,7 @@ func (d *demo) result() demoResult {
 	if d.slowID == "" {
 		return r
 	}
-	r.Injected = &demoInjected{Node: d.slowID, Fault: d.flags.fault.String()}
+	r.Injected = &Injected{Node: d.slowID, Fault: d.cfg.Fault.String()}
 	for _, n := range d.top() {
 		if n.Node == d.slowID {
 			r.Reporters = len(n.Reporters)

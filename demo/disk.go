@@ -1,4 +1,4 @@
-package main
+package demo
 
 import (
 	"context"
@@ -25,80 +25,80 @@ import (
 // The kinds of disk fault: the throttle of the block-I/O controller on
 // one volume of the slow node, in requests or in bytes per second.
 const (
-	demoDiskIOPS = "disk-iops"
-	demoDiskRate = "disk-rate"
+	kindDiskIOPS = "disk-iops"
+	kindDiskRate = "disk-rate"
 )
 
 // The slow node's volumes in a disk demo: Hadoop's test needs five.
 const (
-	demoVolumes     = 5
-	demoSlowVolume  = 3         // nested, its outer device throttled
-	demoBusyVolume  = 0         // a dd keeps it busy, healthy
-	demoVolumeBytes = 256 << 20 // sparse
+	volumes     = 5
+	slowVolume  = 3         // nested, its outer device throttled
+	busyVolume  = 0         // a dd keeps it busy, healthy
+	volumeBytes = 256 << 20 // sparse
 )
 
 // The load on the slow node's volumes, as a DataNode's writers would put
-// it: a synced block of demoLoadBytes on each volume every demoLoadEvery,
-// and a dd of demoDDBytes written and synced every second on the busy one.
+// it: a synced block of loadBytes on each volume every loadEvery,
+// and a dd of ddBytes written and synced every second on the busy one.
 const (
-	demoLoadBytes = 64 << 10
-	demoLoadEvery = 100 * time.Millisecond
-	demoDDBytes   = 32 << 20
+	loadBytes = 64 << 10
+	loadEvery = 100 * time.Millisecond
+	ddBytes   = 32 << 20
 )
 
 // parseDiskFault reads the VALUE of disk-iops=N (requests per second) or
 // disk-rate=RATE (as tc writes rates: 2mbit, 250kbps). 0 throttles
 // nothing: the volumes and their load run healthy.
-func parseDiskFault(kind, value, spec string) (demoFault, error) {
-	f := demoFault{kind: kind, disk: kind, spec: spec}
+func parseDiskFault(kind, value, spec string) (Fault, error) {
+	f := Fault{kind: kind, disk: kind}
 	if value == "0" {
 		return f, nil
 	}
-	if kind == demoDiskIOPS {
+	if kind == kindDiskIOPS {
 		n, err := strconv.ParseUint(value, 10, 32)
 		if err != nil || n == 0 {
-			return demoFault{}, fmt.Errorf("-fault %s: want a whole number of requests per second, e.g. disk-iops=5", spec)
+			return Fault{}, fmt.Errorf("-fault %s: want a whole number of requests per second, e.g. disk-iops=5", spec)
 		}
 		f.diskIOPS = n
 		return f, nil
 	}
 	bps, err := netlab.ParseRate(value)
 	if err != nil || bps < 8 {
-		return demoFault{}, fmt.Errorf("-fault %s: want a rate as tc writes it, e.g. disk-rate=2mbit", spec)
+		return Fault{}, fmt.Errorf("-fault %s: want a rate as tc writes it, e.g. disk-rate=2mbit", spec)
 	}
 	f.diskBytes = bps / 8
 	return f, nil
 }
 
 // diskString writes a disk fault as the flag spells it.
-func (f demoFault) diskString() string {
+func (f Fault) diskString() string {
 	switch {
 	case f.diskIOPS > 0:
-		return demoDiskIOPS + "=" + strconv.FormatUint(f.diskIOPS, 10)
+		return kindDiskIOPS + "=" + strconv.FormatUint(f.diskIOPS, 10)
 	case f.diskBytes > 0:
-		return demoDiskRate + "=" + netlab.FormatRate(f.diskBytes*8)
+		return kindDiskRate + "=" + netlab.FormatRate(f.diskBytes*8)
 	}
 	return f.disk + "=0"
 }
 
 // throttle is the block-I/O throttle of a disk fault.
-func (f demoFault) throttle() disklab.Throttle {
+func (f Fault) throttle() disklab.Throttle {
 	return disklab.Throttle{ReadIOPS: f.diskIOPS, WriteIOPS: f.diskIOPS,
 		ReadBytesPerSecond: f.diskBytes, WriteBytesPerSecond: f.diskBytes}
 }
 
-// demoDisks is the disk lab of a disk demo: the slow node's volumes on
+// disks is the disk lab of a disk demo: the slow node's volumes on
 // loop devices, the slow one throttled in the kernel, and their load.
-type demoDisks struct {
+type disks struct {
 	lab  *disklab.Lab
 	vols []*disklab.Volume
 	slow string // the throttled volume's directory, "" when none is
 }
 
-// newDemoDisks builds the volumes, joins the lab's cgroup and throttles
+// newDisks builds the volumes, joins the lab's cgroup and throttles
 // the slow volume's outer device. Labs a crashed earlier run left are
 // removed first; on error everything made is removed.
-func newDemoDisks(ctx context.Context, f demoFault, stderr io.Writer) (_ *demoDisks, err error) {
+func newDisks(ctx context.Context, f Fault, stderr io.Writer) (_ *disks, err error) {
 	if err := disklab.Check(); err != nil {
 		return nil, fmt.Errorf("demo -fault %s: %w", f.diskString(), err)
 	}
@@ -117,13 +117,13 @@ func newDemoDisks(ctx context.Context, f demoFault, stderr io.Writer) (_ *demoDi
 			err = errors.Join(err, lab.Close())
 		}
 	}()
-	d := &demoDisks{lab: lab}
-	for range demoVolumes {
+	d := &disks{lab: lab}
+	for range volumes {
 		// Nested, every one alike: the slow one's own device waits for
 		// its throttled outer one, so that the kernel's counters see the
 		// fault as well as the probes; a volume over two file systems
 		// takes longer for every synced operation than one over one.
-		v, err := lab.Nested(ctx, demoVolumeBytes)
+		v, err := lab.Nested(ctx, volumeBytes)
 		if err != nil {
 			return nil, err
 		}
@@ -133,16 +133,16 @@ func newDemoDisks(ctx context.Context, f demoFault, stderr io.Writer) (_ *demoDi
 		return nil, err
 	}
 	if t := f.throttle(); t != (disklab.Throttle{}) {
-		if err := lab.Throttle(d.vols[demoSlowVolume].Outer.Device, t); err != nil {
+		if err := lab.Throttle(d.vols[slowVolume].Outer.Device, t); err != nil {
 			return nil, err
 		}
-		d.slow = d.vols[demoSlowVolume].Dir
+		d.slow = d.vols[slowVolume].Dir
 	}
 	return d, nil
 }
 
 // volumes are the slow node's volumes as its agent measures them.
-func (d *demoDisks) volumes() []disk.Volume {
+func (d *disks) volumes() []disk.Volume {
 	out := make([]disk.Volume, len(d.vols))
 	for i, v := range d.vols {
 		out[i] = disk.Volume{Path: v.Dir}
@@ -151,8 +151,8 @@ func (d *demoDisks) volumes() []disk.Volume {
 }
 
 // describe says in words what the fault does.
-func (d *demoDisks) describe(f demoFault) string {
-	busy := fmt.Sprintf("a dd writes %d MiB a second to %s", demoDDBytes>>20, d.vols[demoBusyVolume].Dir)
+func (d *disks) describe(f Fault) string {
+	busy := fmt.Sprintf("a dd writes %d MiB a second to %s", ddBytes>>20, d.vols[busyVolume].Dir)
 	if d.slow == "" {
 		return "no volume throttled; " + busy
 	}
@@ -166,7 +166,7 @@ func (d *demoDisks) describe(f demoFault) string {
 // load puts the load on the volumes until ctx ends: the writers, and the
 // dd on the busy volume. It returns nil then; a writer that cannot start
 // is an error.
-func (d *demoDisks) load(ctx context.Context) error {
+func (d *disks) load(ctx context.Context) error {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for _, v := range d.vols {
@@ -176,11 +176,11 @@ func (d *demoDisks) load(ctx context.Context) error {
 		}
 		wg.Go(func() {
 			defer f.Close()
-			buf := alignedBuffer(demoLoadBytes)
-			t := time.NewTicker(demoLoadEvery)
+			buf := alignedBuffer(loadBytes)
+			t := time.NewTicker(loadEvery)
 			defer t.Stop()
 			for i := int64(0); ; i++ {
-				f.WriteAt(buf, i%256*demoLoadBytes) // a failed write is the next one's problem
+				f.WriteAt(buf, i%256*loadBytes) // a failed write is the next one's problem
 				select {
 				case <-ctx.Done():
 					return
@@ -189,12 +189,12 @@ func (d *demoDisks) load(ctx context.Context) error {
 			}
 		})
 	}
-	dd := filepath.Join(d.vols[demoBusyVolume].Dir, "dd")
+	dd := filepath.Join(d.vols[busyVolume].Dir, "dd")
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	for {
 		cmd := exec.CommandContext(ctx, "dd", "if=/dev/zero", "of="+dd, "bs=1M",
-			"count="+strconv.Itoa(demoDDBytes>>20), "conv=fsync", "status=none")
+			"count="+strconv.Itoa(ddBytes>>20), "conv=fsync", "status=none")
 		// Killed with the demo, even by SIGKILL, so that it holds no
 		// volume of a lab the next run removes.
 		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
@@ -217,7 +217,7 @@ func alignedBuffer(n int) []byte {
 // diskAgentConfig gives the slow agent its volumes; it is the slow node
 // when one of them is throttled.
 func (d *demo) diskAgentConfig(i int, cfg *datanode.Config) {
-	if i != d.flags.slow {
+	if i != d.cfg.Slow {
 		return
 	}
 	cfg.Volumes = d.disks.volumes()

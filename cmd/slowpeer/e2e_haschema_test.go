@@ -1,3 +1,5 @@
+//go:build e2e
+
 package main
 
 import (
@@ -133,7 +135,11 @@ func TestHASchemaLeaderMigrates(t *testing.T) {
 			return err == nil && c.Leader != nil && *c.Leader == "127.0.0.1:1"
 		})
 	}
-	time.Sleep(2 * time.Second) // a few of the pickers' tries
+	for i, r := range replicas {
+		testenv.WaitFor(t, fmt.Sprintf("replica %d's picker to wait for the store", i), 20*time.Second, func() bool {
+			return strings.Contains(r.logText(), "HiveServer store not ready")
+		})
+	}
 	for i, p := range ports[:2] {
 		code, body := pickAt(p)
 		if code != http.StatusServiceUnavailable || !strings.Contains(body, "schema not ready: version 0, want 1") {

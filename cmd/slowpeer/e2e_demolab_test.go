@@ -1,3 +1,5 @@
+//go:build e2e
+
 package main
 
 import (
@@ -8,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slowpeer/slowpeer/demo"
 	"github.com/slowpeer/slowpeer/internal/testenv"
 	"github.com/slowpeer/slowpeer/netlab"
 )
@@ -16,13 +19,13 @@ import (
 // result. Without root or iproute2 the test is skipped (it fails under
 // SLOWPEER_REQUIRE_SERVICES=1). It checks that the demo left no
 // namespace behind, and removes any it did.
-func labDemo(t *testing.T, args ...string) demoResult {
+func labDemo(t *testing.T, args ...string) demo.Result {
 	t.Helper()
 	if err := netlab.Check(); err != nil {
 		testenv.Missing(t, err.Error())
 	}
 	out := runDemoTest(t, "never printed", 90*time.Second, append([]string{"-json", "-datanodes", "8"}, args...)...)
-	var r demoResult
+	var r demo.Result
 	dec := json.NewDecoder(strings.NewReader(out))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&r); err != nil {
@@ -98,19 +101,5 @@ func TestDemoLabHealthy(t *testing.T) {
 	r := labDemo(t, "-lab", "-fault", "none", "-duration", "40s")
 	if r.Injected != nil || r.Found || r.Kind != nil || len(r.FalsePositives) > 0 {
 		t.Fatalf("healthy lab: %+v, want nobody reported", r)
-	}
-}
-
-// TestDemoLabNeedsRoot: without what a lab needs, the demo says so and
-// starts nothing.
-func TestDemoLabNeedsRoot(t *testing.T) {
-	err := netlab.Check()
-	if err == nil {
-		t.Skip("netlab works here; the message is tested where it does not")
-	}
-	var stdout, stderr strings.Builder
-	code := run(t.Context(), []string{"demo", "-fault", "send-rate=20mbit"}, strings.NewReader(""), &stdout, &stderr)
-	if code == 0 || !strings.Contains(stderr.String(), "demo -fault send-rate=20mbit: netlab:") {
-		t.Fatalf("exit %d, stderr %q", code, stderr.String())
 	}
 }

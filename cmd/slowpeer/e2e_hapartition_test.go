@@ -1,3 +1,5 @@
+//go:build e2e
+
 package main
 
 import (
@@ -352,7 +354,7 @@ func haPartition(t *testing.T, bin, kind string) {
 		t.Errorf("the replicas did not agree on one leader within %v of the registry's restart", agreed)
 	}
 
-	time.Sleep(2 * time.Second) // a few more heartbeats everywhere
+	beats.waitMore(t, replicas, 2, 10*time.Second)
 	for _, r := range replicas {
 		if gap := beats.maxGap(r); gap > 3*time.Second || gap == 0 {
 			t.Errorf("the agent's heartbeats at %s paused up to %v (interval 1s)", r, gap)

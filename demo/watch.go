@@ -1,4 +1,4 @@
-package main
+package demo
 
 import (
 	"context"
@@ -21,17 +21,17 @@ import (
 // interval (judgeDisks), at the first report. Every other node in the
 // slow set meanwhile is a false positive.
 func (d *demo) watch(ctx context.Context, w io.Writer) {
-	deadline := demoDeadline
+	deadline := deadline
 	switch {
-	case d.flags.json && d.flags.duration > 0:
-		deadline = d.flags.duration
-	case d.flags.json:
+	case d.cfg.JSON && d.cfg.Duration > 0:
+		deadline = d.cfg.Duration
+	case d.cfg.JSON:
 	case d.slowID == "" && d.disks != nil:
-		deadline = demoQuietReports * d.agentCfg.ReportInterval
+		deadline = quietReports * d.agentCfg.ReportInterval
 	case d.slowID == "":
-		deadline = demoQuiet
+		deadline = quietFor
 	}
-	check := time.NewTicker(demoCheckEvery)
+	check := time.NewTicker(checkEvery)
 	defer check.Stop()
 	lastProgress := time.Duration(0)
 	seen, seenAt := "", time.Duration(0) // the slow disk's kind, since when
@@ -59,7 +59,7 @@ func (d *demo) watch(ctx context.Context, w io.Writer) {
 		} else if kind != "" && d.found == 0 {
 			d.found, d.kind, d.reporters, d.fast = elapsed, kind, pairs, fast
 		}
-		if elapsed-lastProgress >= demoProgressEvery {
+		if elapsed-lastProgress >= progressEvery {
 			lastProgress = elapsed
 			d.printProgress(w, top)
 		}
@@ -154,20 +154,13 @@ func slowSummary(top []reports.SlowNode) string {
 // report prints /slowpeers as "slowpeer report" prints it, the verdict and
 // the URLs to look at.
 func (d *demo) report(ctx context.Context, w io.Writer) error {
-	target, err := reportURL(d.base, 0, false)
-	if err != nil {
-		return fmt.Errorf("demo: %w", err)
-	}
-	_, nodes, err := fetchReport(ctx, plainClient, target)
-	if err != nil {
-		return fmt.Errorf("demo: %w", err)
-	}
 	fmt.Fprintf(w, "\nslowpeer report -namenode %s, after %v:\n\n", d.base, d.since())
-	if err := writeReportTable(w, fromService(nodes)); err != nil {
-		return err
+	nodes, err := d.cfg.Report.SlowPeers(ctx, w, d.base)
+	if err != nil {
+		return fmt.Errorf("demo: %w", err)
 	}
 	fmt.Fprintln(w)
-	if err := writeDiagnosis(w, d.srv.SlowNodeFindings()); err != nil {
+	if err := d.cfg.Report.Diagnosis(w, d.srv.SlowNodeFindings()); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
@@ -190,7 +183,7 @@ func (d *demo) report(ctx context.Context, w io.Writer) error {
 		fmt.Fprintf(w, "Injected slow node: none (-fault none)\nNodes in the slow set: %s\n", verdict)
 	} else {
 		fmt.Fprintf(w, "Injected slow node: %s (agent %d, -fault %s: %s)\n",
-			d.slowID, d.flags.slow, d.flags.fault, d.flags.fault.describe(d.peerID))
+			d.slowID, d.cfg.Slow, d.cfg.Fault, d.cfg.Fault.describe(d.peerID))
 		if d.found > 0 {
 			by := "the diagnosis"
 			if d.fast {
@@ -228,12 +221,12 @@ func (d *demo) stayUp(ctx context.Context, w io.Writer) {
 	if ctx.Err() != nil {
 		return
 	}
-	if d.flags.duration > 0 {
-		fmt.Fprintf(w, "\nRunning until -duration %v has passed or Ctrl-C.\n", d.flags.duration)
+	if d.cfg.Duration > 0 {
+		fmt.Fprintf(w, "\nRunning until -duration %v has passed or Ctrl-C.\n", d.cfg.Duration)
 	} else {
 		fmt.Fprintln(w, "\nRunning until Ctrl-C.")
 	}
-	t := time.NewTicker(demoProgressEvery)
+	t := time.NewTicker(progressEvery)
 	defer t.Stop()
 	last := slowSummary(d.top())
 	for {

@@ -1,8 +1,11 @@
+//go:build e2e
+
 package main
 
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"path"
 	"sync"
@@ -106,11 +109,13 @@ func (o *publishers) violation() string {
 }
 
 // heartbeats polls each replica's /v1/datanodes every 50ms and keeps the
-// longest pause between two heartbeats of the agent it saw.
+// longest pause between two heartbeats of the agent it saw, and how many
+// it saw.
 type heartbeats struct {
 	mu   sync.Mutex
 	last map[string]int64         // replica → the agent's lastHeartbeat, ms
 	gap  map[string]time.Duration // replica → longest pause
+	seen map[string]int           // replica → heartbeats seen
 }
 
 func watchHeartbeats(t *testing.T, replicas []string, agent string) *heartbeats {
@@ -119,7 +124,7 @@ func watchHeartbeats(t *testing.T, replicas []string, agent string) *heartbeats 
 
 // watchHeartbeatsWith is watchHeartbeats through client.
 func watchHeartbeatsWith(t *testing.T, client *http.Client, replicas []string, agent string) *heartbeats {
-	h := &heartbeats{last: map[string]int64{}, gap: map[string]time.Duration{}}
+	h := &heartbeats{last: map[string]int64{}, gap: map[string]time.Duration{}, seen: map[string]int{}}
 	done := make(chan struct{})
 	ended := make(chan struct{})
 	go func() {
@@ -148,6 +153,7 @@ func watchHeartbeatsWith(t *testing.T, client *http.Client, replicas []string, a
 					h.mu.Lock()
 					if prev := h.last[r]; prev != 0 && d.LastHeartbeat > prev {
 						h.gap[r] = max(h.gap[r], time.Duration(d.LastHeartbeat-prev)*time.Millisecond)
+						h.seen[r]++
 					}
 					h.last[r] = d.LastHeartbeat
 					h.mu.Unlock()
@@ -163,4 +169,23 @@ func (h *heartbeats) maxGap(replica string) time.Duration {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.gap[replica]
+}
+
+// waitMore waits until every replica has seen n more of the agent's
+// heartbeats than it had when called.
+func (h *heartbeats) waitMore(t *testing.T, replicas []string, n int, limit time.Duration) {
+	t.Helper()
+	h.mu.Lock()
+	from := maps.Clone(h.seen)
+	h.mu.Unlock()
+	testenv.WaitFor(t, fmt.Sprintf("%d more heartbeats of the agent at every replica", n), limit, func() bool {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		for _, r := range replicas {
+			if h.seen[r] < from[r]+n {
+				return false
+			}
+		}
+		return true
+	})
 }

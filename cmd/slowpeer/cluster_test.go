@@ -13,8 +13,37 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slowpeer/slowpeer/datanode"
 	"github.com/slowpeer/slowpeer/namenode"
 	"github.com/slowpeer/slowpeer/reports"
+)
+
+// The end-to-end cluster runs the local presets, the demo's, so that the
+// slow node shows within seconds.
+const (
+	e2eAgents       = 12
+	e2eSlow         = 5 // the index of the slow agent
+	e2eSlowDelay    = 50 * time.Millisecond
+	e2eMinReporters = 3
+	e2ePoll         = 250 * time.Millisecond
+)
+
+var (
+	// e2eConf are the service's -D options: namenode.DefaultLocalConfig.
+	e2eConf = defines(namenodeKeys, namenode.DefaultLocalConfig(), namenode.DefaultConfig())
+	// e2eAgentConf are the agents' -D options: datanode.DefaultLocalConfig.
+	e2eAgentConf = defines(datanodeKeys, datanode.DefaultLocalConfig(), datanode.DefaultConfig())
+
+	// e2eBound is how long after every agent is live the slow node must
+	// be in /slowpeers with e2eMinReporters reporters. The report an agent
+	// sends at start is empty (it has timed nothing yet); the next one is
+	// due a report interval R after that was delivered and rides on the
+	// next heartbeat (every H), so it goes at most R + H after the start,
+	// and so does each one after it. The first report that could name the
+	// slow node is thus due by R + H, and three report intervals after
+	// that is 4 × (R + H) = 24 s with the preset's 5s and 1s. Measured on
+	// an idle 2-core VM: 6 to 11 s.
+	e2eBound = 4 * (datanode.DefaultLocalConfig().ReportInterval + datanode.DefaultLocalConfig().HeartbeatInterval)
 )
 
 // The cluster of TestEndToEnd: starting, watching and stopping it.
