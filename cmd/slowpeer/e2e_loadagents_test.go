@@ -5,8 +5,10 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"strconv"
@@ -29,6 +31,18 @@ type loadWorker struct {
 	lc     *loadCluster
 	agents []int
 	hb, ri time.Duration
+	tally  *loadTally
+
+	rng   *rand.Rand
+	state []loadAgent // of each of agents
+	buf   []byte      // the body being written
+	ents  []loadEntry // its recent latencies
+	// gzip: the service's last answer said it takes gzip bodies
+	// (Accept-Encoding), so bodies over reports.GzipMinBytes go
+	// compressed, as the agent's do.
+	gzip bool
+	zbuf bytes.Buffer
+	zw   *gzip.Writer
 
 	conn net.Conn
 	br   *bufio.Reader
@@ -37,28 +51,32 @@ type loadWorker struct {
 // workers returns the workers of n agents: conns of them, agent i going to
 // worker i % conns; with conns 0, one per agent, as real agents each hold
 // a connection.
-func loadWorkers(addr string, lc *loadCluster, conns int, hb, ri time.Duration) []*loadWorker {
+func loadWorkers(addr string, lc *loadCluster, conns int, hb, ri time.Duration, tally *loadTally) []*loadWorker {
 	n := len(lc.nodes)
 	if conns <= 0 || conns > n {
 		conns = n
 	}
 	ws := make([]*loadWorker, conns)
 	for i := range ws {
-		ws[i] = &loadWorker{addr: addr, lc: lc, hb: hb, ri: ri}
+		ws[i] = &loadWorker{addr: addr, lc: lc, hb: hb, ri: ri, tally: tally, rng: rand.New(rand.NewPCG(uint64(i), 2))}
 	}
 	for i := range n {
-		ws[i%conns].agents = append(ws[i%conns].agents, i)
+		w := ws[i%conns]
+		w.agents = append(w.agents, i)
+		w.state = append(w.state, loadAgent{})
 	}
 	return ws
 }
 
 // run sends its agents' heartbeats from first on until ctx ends: agent i
-// every hb from first + i·hb/n, the one due after its report phase
-// carrying its report, once every ri. A heartbeat sent late, because the
-// worker still waited for the answer of an earlier one, counts from when
-// it was due: a slow answer is charged to the heartbeats queued behind
-// it too (one sent on time counts from its sending, not from a timer
-// that fired late).
+// every hb from first + i·hb/n, each with the recent latencies of the
+// blocks its coverage rounds ended since its last heartbeat and the
+// answers to the probe requests of its last reply, the one due after its
+// report phase carrying its report too, once every ri. A heartbeat sent
+// late, because the worker still waited for the answer of an earlier one,
+// counts from when it was due: a slow answer is charged to the heartbeats
+// queued behind it too (one sent on time counts from its sending, not
+// from a timer that fired late).
 func (w *loadWorker) run(ctx context.Context, first time.Time, rec *loadRecorder) {
 	defer w.close()
 	n := len(w.lc.nodes)
@@ -76,14 +94,18 @@ func (w *loadWorker) run(ctx context.Context, first time.Time, rec *loadRecorder
 				}
 				start = time.Now()
 			}
-			body, endpoint := w.lc.plain[i], "heartbeat"
+			report, endpoint := false, "heartbeat"
 			if !due.Before(nextReport[j]) {
-				body, endpoint = w.lc.report[i], "heartbeat with report"
+				report, endpoint = true, "heartbeat with report"
 				nextReport[j] = nextReport[j].Add(w.ri)
 			}
-			err := w.post(ctx, body)
+			body := w.body(&w.state[j], i, due.Sub(first), report)
+			probes, err := w.post(ctx, body)
 			if ctx.Err() != nil {
 				return // the run's end, not the service's doing
+			}
+			if err == nil {
+				w.state[j].probes = probes
 			}
 			rec.add(endpoint, start, time.Since(start), err)
 		}
@@ -91,41 +113,66 @@ func (w *loadWorker) run(ctx context.Context, first time.Time, rec *loadRecorder
 }
 
 // post sends one heartbeat and reads its answer, connecting first when it
-// holds no connection; after an error it drops the connection.
-func (w *loadWorker) post(ctx context.Context, body []byte) error {
+// holds no connection; after an error it drops the connection. It returns
+// the probe requests of the answer.
+func (w *loadWorker) post(ctx context.Context, body []byte) ([]reports.ProbeRequest, error) {
 	if w.conn == nil {
 		var d net.Dialer
 		c, err := d.DialContext(ctx, "tcp", w.addr)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		w.conn, w.br = c, bufio.NewReader(c)
 	}
-	err := w.exchange(body)
+	probes, err := w.exchange(body)
 	if err != nil {
 		w.close()
 	}
-	return err
+	return probes, err
 }
 
-func (w *loadWorker) exchange(body []byte) error {
+func (w *loadWorker) exchange(body []byte) ([]reports.ProbeRequest, error) {
 	w.conn.SetDeadline(time.Now().Add(10 * time.Second))
-	req := fmt.Appendf(nil, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n",
-		reports.HeartbeatPath, w.addr, len(body))
+	encoding := ""
+	if w.gzip && len(body) > reports.GzipMinBytes {
+		w.zbuf.Reset()
+		if w.zw == nil {
+			w.zw, _ = gzip.NewWriterLevel(&w.zbuf, reports.GzipLevel)
+		} else {
+			w.zw.Reset(&w.zbuf)
+		}
+		w.zw.Write(body)
+		w.zw.Close()
+		body, encoding = w.zbuf.Bytes(), "Content-Encoding: gzip\r\n"
+		w.tally.gzipped.Add(1)
+	}
+	w.tally.body(len(body))
+	req := fmt.Appendf(nil, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n%sContent-Length: %d\r\n\r\n",
+		reports.HeartbeatPath, w.addr, encoding, len(body))
 	if _, err := w.conn.Write(append(req, body...)); err != nil {
-		return err
+		return nil, err
 	}
 	resp, err := http.ReadResponse(w.br, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if err := readAnswer(resp, func(b []byte) bool { return bytes.HasPrefix(b, []byte(`{"slow":`)) }); err != nil {
-		return err
+	w.gzip = reports.AcceptsGzip(resp.Header)
+	var reply reports.HeartbeatReply
+	if err := readAnswer(resp, func(b []byte) bool {
+		if bytes.Equal(b, replyNotSlow) || bytes.Equal(b, replySlow) {
+			return true // most answers: no probe requests to read
+		}
+		r, _, err := reports.ParseHeartbeatReply(b)
+		reply = r
+		return err == nil
+	}); err != nil {
+		return nil, err
 	}
 	if resp.Close {
-		return fmt.Errorf("the service closed the connection (Connection: %s)", strconv.Quote(resp.Header.Get("Connection")))
+		return nil, fmt.Errorf("the service closed the connection (Connection: %s)", strconv.Quote(resp.Header.Get("Connection")))
 	}
-	return nil
+	w.tally.asked.Add(int64(len(reply.Probe)))
+	return reply.Probe, nil
 }
 
 func (w *loadWorker) close() {
