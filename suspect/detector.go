@@ -40,6 +40,9 @@ type Detector struct {
 	queue     map[string][]reports.ProbeRequest // probe requests not yet handed out, by agent
 	hot       map[string]struct{}               // nodes that got far-above evidence since the last Step
 	nextRound int64
+	// inMemo holds, during a Step, the evidence towards each node that
+	// inbound computed (rules.go); nil outside.
+	inMemo map[string]evidence
 
 	opened atomic.Int64 // suspicions opened, ever
 }
@@ -149,6 +152,8 @@ func (d *Detector) Step(now time.Time, live func(node string) bool) []Verdict {
 	defer d.mu.Unlock()
 	d.m.expireSome(now, d.cfg.Learn)
 	d.m.refresh(now)
+	d.inMemo = map[string]evidence{}
+	defer func() { d.inMemo = nil }()
 	var vs []Verdict
 	var confirmed []*suspicion
 	verdict := func(s *suspicion, confirmed bool) {

@@ -202,6 +202,16 @@ func (m *model) expectedOf(reporter, peer string) float64 {
 	return e
 }
 
+// expectedOfPair is expectedOf(reporter, peer) for the pair o of
+// reporter → peer, whose relation it keeps.
+func (m *model) expectedOfPair(reporter string, o *obs) float64 {
+	e := m.level(o.rel)
+	if r := m.nodes[reporter]; r != nil {
+		e *= max(1, m.levelOf(r))
+	}
+	return e
+}
+
 // expireSome forgets the pairs older than learn of the next nodes of a
 // round over all of them, a round a minute at a Step every 500 ms, and
 // the nodes with nothing left: no Step holds the model for a whole scan.
