@@ -2,6 +2,7 @@ package suspect
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -27,6 +28,15 @@ type suspicion struct {
 	lastSlow   time.Time // a confirmed target: its evidence last showed it slow
 }
 
+// hotness is how a node got far-above evidence since the last Step: as
+// the receiver of a latency far above, as its sender, or both.
+type hotness uint8
+
+const (
+	hotReceiver hotness = 1 << iota
+	hotSender
+)
+
 // Detector is the fast path's suspicion and confirmation. Safe for
 // concurrent use; construct with New. It never reads the clock.
 type Detector struct {
@@ -38,7 +48,7 @@ type Detector struct {
 	sus       map[string]*suspicion             // by target
 	rounds    map[int64]*suspicion              // the suspicions with a round asked, by its id
 	queue     map[string][]reports.ProbeRequest // probe requests not yet handed out, by agent
-	hot       map[string]struct{}               // nodes that got far-above evidence since the last Step
+	hot       map[string]hotness                // nodes that got or sent far-above evidence since the last Step
 	nextRound int64
 	// inMemo holds, during a Step, the evidence towards each node that
 	// inbound computed (rules.go); nil outside.
@@ -53,7 +63,7 @@ func New(cfg Config) *Detector {
 		panic(fmt.Sprintf("BUG: suspect.New: %v", err))
 	}
 	return &Detector{cfg: cfg, m: newModel(cfg.Rack), sus: map[string]*suspicion{},
-		rounds: map[int64]*suspicion{}, queue: map[string][]reports.ProbeRequest{}, hot: map[string]struct{}{}}
+		rounds: map[int64]*suspicion{}, queue: map[string][]reports.ProbeRequest{}, hot: map[string]hotness{}}
 }
 
 // Observe takes the evidence of a heartbeat of reporter at now: its
@@ -77,7 +87,8 @@ func (d *Detector) Observe(now time.Time, reporter string, rs []reports.RecentLa
 		}
 		o := d.m.record(now, reporter, r.Node, r.LatencyMs)
 		if e := d.m.level(o.rel); e <= 0 || r.LatencyMs >= d.cfg.Ratio*e {
-			d.hot[reporter], d.hot[r.Node] = struct{}{}, struct{}{}
+			d.hot[reporter] |= hotSender
+			d.hot[r.Node] |= hotReceiver
 		}
 	}
 }
@@ -242,6 +253,7 @@ func (d *Detector) open(now time.Time, live func(string) bool) {
 	for n := range d.hot {
 		names = append(names, n)
 	}
+	hot := maps.Clone(d.hot)
 	clear(d.hot)
 	slices.Sort(names)
 	after := func(target string) time.Time {
@@ -254,7 +266,7 @@ func (d *Detector) open(now time.Time, live func(string) bool) {
 		if !live(name) {
 			continue
 		}
-		for _, f := range d.rules(now, name, after) {
+		for _, f := range d.rules(now, name, hot[name], after) {
 			if s := d.sus[f.target]; s != nil && s.state != Cleared || f.peer != "" && !live(f.peer) {
 				continue
 			}

@@ -111,12 +111,18 @@ func outboundSlow(e evidence) bool { return e.far >= 3 && 2*e.far >= e.far+e.nor
 func nearlyAllNormal(e evidence) bool { return e.normal > e.far && e.far <= 1 }
 
 // rules judges name, a node that got far-above evidence, at now: as a
-// receiver, as a sender, and its links as their sender. after returns
-// when a target was last cleared.
-func (d *Detector) rules(now time.Time, name string, after func(target string) time.Time) []finding {
+// receiver (when it received some: how), as a sender, and its links as
+// their sender. after returns when a target was last cleared. A reporter
+// that only sent a latency far above gets no new evidence as a receiver:
+// weighing its reporters' (each against its own level) is the costliest
+// part of a Step, and is left to when one of them finds it far above.
+func (d *Detector) rules(now time.Time, name string, how hotness, after func(target string) time.Time) []finding {
 	var out []finding
 	since := after(name)
-	in := d.inbound(now, name, "", since)
+	var in evidence
+	if how&hotReceiver != 0 {
+		in = d.inbound(now, name, "", since)
+	}
 	snd := d.outbound(now, name, "", since)
 	inSlow, outSlow := inboundSlow(in), outboundSlow(snd)
 	switch {
