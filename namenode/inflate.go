@@ -1,6 +1,7 @@
 package namenode
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"errors"
@@ -27,8 +28,16 @@ const reasonUnsupportedEncoding = "unsupported_encoding"
 // acceptEncoding is the answer's Accept-Encoding: what the service reads.
 const acceptEncoding = "gzip"
 
-// gzipReaders holds gzip readers for heartbeat bodies (about 40 KB each).
-var gzipReaders sync.Pool
+// inflater is a gzip reader for heartbeat bodies (about 40 KB) with the
+// buffered reader it reads through (gzip.Reader would allocate one for
+// every body that is not an io.ByteReader).
+type inflater struct {
+	br *bufio.Reader
+	zr *gzip.Reader
+}
+
+// inflaters holds inflaters.
+var inflaters sync.Pool
 
 var tooLargeInflatedMsg = fmt.Sprintf("heartbeat body larger than %d bytes once inflated", MaxHeartbeatBytes)
 
@@ -79,24 +88,29 @@ func contentCoding(h http.Header) (string, error) {
 // inflate reads the gzip stream of body into buf, at most
 // MaxHeartbeatBytes of it inflated.
 func inflate(buf *bytes.Buffer, body io.Reader) error {
-	zr, _ := gzipReaders.Get().(*gzip.Reader)
-	var err error
-	if zr == nil {
-		zr, err = gzip.NewReader(body)
+	in, _ := inflaters.Get().(*inflater)
+	if in == nil {
+		in = &inflater{br: bufio.NewReaderSize(body, 4096)}
 	} else {
-		err = zr.Reset(body)
+		in.br.Reset(body)
+	}
+	defer func() {
+		in.br.Reset(nil) // holds no request
+		inflaters.Put(in)
+	}()
+	var err error
+	if in.zr == nil {
+		in.zr, err = gzip.NewReader(in.br)
+	} else {
+		err = in.zr.Reset(in.br)
 	}
 	if err != nil {
-		if zr != nil {
-			gzipReaders.Put(zr)
-		}
 		if errors.Is(err, io.EOF) {
 			return &reports.RejectError{Reason: reports.ReasonMalformed, Message: "empty gzip body"}
 		}
 		return readError(err)
 	}
-	defer gzipReaders.Put(zr)
-	n, err := buf.ReadFrom(io.LimitReader(zr, MaxHeartbeatBytes+1))
+	n, err := buf.ReadFrom(io.LimitReader(in.zr, MaxHeartbeatBytes+1))
 	if err != nil {
 		return readError(err)
 	}
