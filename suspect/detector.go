@@ -75,7 +75,8 @@ func (d *Detector) Observe(now time.Time, reporter string, rs []reports.RecentLa
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.m.node(reporter).reported = now
+	me := d.m.node(reporter)
+	me.reported = now
 	for _, r := range rs {
 		if r.Node == reporter {
 			continue
@@ -85,7 +86,7 @@ func (d *Detector) Observe(now time.Time, reporter string, rs []reports.RecentLa
 				s.cur.answer(reporter, r.Node, r.LatencyMs)
 			}
 		}
-		o := d.m.record(now, reporter, r.Node, r.LatencyMs)
+		o := d.m.record(now, me, reporter, r.Node, r.LatencyMs)
 		if e := d.m.level(o.rel); e <= 0 || r.LatencyMs >= d.cfg.Ratio*e {
 			d.hot[reporter] |= hotSender
 			d.hot[r.Node] |= hotReceiver

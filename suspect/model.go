@@ -92,9 +92,8 @@ func (m *model) node(name string) *member {
 }
 
 // record keeps latencyMs as the latest of reporter → peer at now, and
-// returns the pair.
-func (m *model) record(now time.Time, reporter, peer string, latencyMs float64) *obs {
-	r := m.node(reporter)
+// returns the pair; r is reporter's member (m.node).
+func (m *model) record(now time.Time, r *member, reporter, peer string, latencyMs float64) *obs {
 	o := r.out[peer]
 	if o == nil {
 		o = &obs{rel: m.relationOf(r, m.node(peer))}
