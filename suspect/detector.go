@@ -55,7 +55,27 @@ type Detector struct {
 	inMemo map[string]evidence
 
 	opened atomic.Int64 // suspicions opened, ever
+
+	// inMu guards what heartbeats hand over without waiting for d.mu,
+	// which a Step holds for milliseconds: the evidence not yet applied
+	// (applied, in order, by whatever takes d.mu next but Requests) and
+	// the agents that may have probe requests queued. Taken under d.mu,
+	// never the other way round.
+	inMu    sync.Mutex
+	pending []observation
+	waiting map[string]struct{}
 }
+
+// observation is the evidence of one heartbeat, not yet applied.
+type observation struct {
+	now      time.Time
+	reporter string
+	rs       []reports.RecentLatency
+}
+
+// maxPending bounds the heartbeats whose evidence waits for d.mu: past
+// it, Observe applies it all at once (no Step for a long while).
+const maxPending = 1 << 16
 
 // New returns a Detector for cfg. It panics if cfg is not valid.
 func New(cfg Config) *Detector {
@@ -63,18 +83,44 @@ func New(cfg Config) *Detector {
 		panic(fmt.Sprintf("BUG: suspect.New: %v", err))
 	}
 	return &Detector{cfg: cfg, m: newModel(cfg.Rack), sus: map[string]*suspicion{},
-		rounds: map[int64]*suspicion{}, queue: map[string][]reports.ProbeRequest{}, hot: map[string]hotness{}}
+		rounds: map[int64]*suspicion{}, queue: map[string][]reports.ProbeRequest{}, hot: map[string]hotness{},
+		waiting: map[string]struct{}{}}
 }
 
 // Observe takes the evidence of a heartbeat of reporter at now: its
-// recent latencies, already validated (reports.ParseHeartbeat). Answers
-// to a round go to that round; every latency becomes its pair's latest.
+// recent latencies, already validated (reports.ParseHeartbeat), which it
+// keeps (the caller must not change them). Answers to a round go to that
+// round; every latency becomes its pair's latest. It does not wait for a
+// Step: the evidence is applied, in the order it came, before the next
+// Step (or view) looks at the model.
 func (d *Detector) Observe(now time.Time, reporter string, rs []reports.RecentLatency) {
 	if len(rs) == 0 {
 		return
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	d.inMu.Lock()
+	d.pending = append(d.pending, observation{now, reporter, rs})
+	full := len(d.pending) >= maxPending
+	d.inMu.Unlock()
+	if full {
+		d.mu.Lock()
+		d.applyPending()
+		d.mu.Unlock()
+	}
+}
+
+// applyPending applies the evidence Observe kept. The caller holds d.mu.
+func (d *Detector) applyPending() {
+	d.inMu.Lock()
+	ps := d.pending
+	d.pending = nil
+	d.inMu.Unlock()
+	for _, p := range ps {
+		d.observe(p.now, p.reporter, p.rs)
+	}
+}
+
+// observe applies the evidence of one heartbeat. The caller holds d.mu.
+func (d *Detector) observe(now time.Time, reporter string, rs []reports.RecentLatency) {
 	me := d.m.node(reporter)
 	me.reported = now
 	for _, r := range rs {
@@ -98,10 +144,17 @@ func (d *Detector) Observe(now time.Time, reporter string, rs []reports.RecentLa
 // heartbeat at now (at most reports.MaxProbeRequests, no node twice),
 // and forgets them: each is handed out once.
 func (d *Detector) Requests(now time.Time, agent string) []reports.ProbeRequest {
+	d.inMu.Lock()
+	_, ok := d.waiting[agent]
+	d.inMu.Unlock()
+	if !ok {
+		return nil // most heartbeats: without waiting for a Step
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	q := d.queue[agent]
 	if len(q) == 0 {
+		d.setWaiting(agent, false)
 		return nil
 	}
 	var out, keep []reports.ProbeRequest
@@ -122,10 +175,23 @@ func (d *Detector) Requests(now time.Time, agent string) []reports.ProbeRequest 
 	}
 	if len(keep) == 0 {
 		delete(d.queue, agent)
+		d.setWaiting(agent, false)
 	} else {
 		d.queue[agent] = keep
 	}
 	return out
+}
+
+// setWaiting notes whether agent may have probe requests queued. The
+// caller holds d.mu.
+func (d *Detector) setWaiting(agent string, queued bool) {
+	d.inMu.Lock()
+	if queued {
+		d.waiting[agent] = struct{}{}
+	} else {
+		delete(d.waiting, agent)
+	}
+	d.inMu.Unlock()
 }
 
 // Forget drops everything known of node: its pairs, the suspicions of it
@@ -133,8 +199,10 @@ func (d *Detector) Requests(now time.Time, agent string) []reports.ProbeRequest 
 func (d *Detector) Forget(node string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.applyPending()
 	d.m.forget(node)
 	delete(d.queue, node)
+	d.setWaiting(node, false)
 	delete(d.hot, node)
 	for t, s := range d.sus {
 		if s.node == node || s.peer == node {
@@ -162,6 +230,7 @@ func (d *Detector) drop(target string) {
 func (d *Detector) Step(now time.Time, live func(node string) bool) []Verdict {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.applyPending()
 	d.m.expireSome(now, d.cfg.Learn)
 	d.m.refresh(now)
 	d.inMemo = map[string]evidence{}
