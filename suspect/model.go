@@ -17,11 +17,18 @@ const (
 
 // obs is the latest latency of one pair, shared by its reporter's out
 // map and its peer's in map.
+//
+// It holds no pointer (the time is in Unix nanoseconds), so that the
+// garbage collector has nothing to scan in the hundreds of thousands of
+// them a large cluster has.
 type obs struct {
 	latencyMs float64
-	at        time.Time // the heartbeat that brought it
-	rel       int       // sameRack or otherRack
+	atNs      int64 // the heartbeat that brought it (Time.UnixNano)
+	rel       int   // sameRack or otherRack
 }
+
+// age returns how long before now o was measured.
+func (o *obs) age(now time.Time) time.Duration { return time.Duration(now.UnixNano() - o.atNs) }
 
 // member is what the model knows of one node.
 type member struct {
@@ -101,7 +108,7 @@ func (m *model) record(now time.Time, r *member, reporter, peer string, latencyM
 		m.node(peer).in[reporter] = o
 		m.pairs++
 	}
-	o.latencyMs, o.at = latencyMs, now
+	o.latencyMs, o.atNs = latencyMs, now.UnixNano()
 	r.dirty, m.dirty = true, true
 	return o
 }
@@ -228,7 +235,7 @@ func (m *model) expireSome(now time.Time, learn time.Duration) {
 			continue
 		}
 		for peer, o := range n.out {
-			if now.Sub(o.at) >= learn {
+			if o.age(now) >= learn {
 				delete(n.out, peer)
 				if p := m.nodes[peer]; p != nil {
 					delete(p.in, name)

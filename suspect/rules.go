@@ -37,7 +37,7 @@ func (e *evidence) add(ratio, latencyMs, expectedMs float64) {
 // fresh reports whether o counts in a rule at now: recent, and newer
 // than after (the clearing of an earlier suspicion of the same target).
 func fresh(o *obs, now, after time.Time) bool {
-	return now.Sub(o.at) < recentEvidence && o.at.After(after)
+	return o.age(now) < recentEvidence && (after.IsZero() || o.atNs > after.UnixNano())
 }
 
 // inbound is the evidence of the reporters towards name, each against
