@@ -35,7 +35,7 @@ var (
 	loadReadEvery      = flag.Duration("load-read-every", time.Second, "TestServiceLoad: how often each reader reads its endpoint")
 	loadConns          = flag.Int("load-conns", 0, "TestServiceLoad: 0 gives each agent a connection of its own, as real agents hold; N shares N among all agents")
 	loadServiceEnv     = flag.String("load-service-env", "", "TestServiceLoad: environment of the service only, space-separated KEY=VALUE (GOMAXPROCS=8 ...)")
-	loadProfile        = flag.String("load-profile", "", "TestServiceLoad: run the service as this test binary (TestLoadServiceProcess) and write its CPU, mutex and block profiles into this directory")
+	loadProfile        = flag.String("load-profile", "", "TestServiceLoad: run the service as this test binary (TestLoadServiceProcess) and write its CPU, mutex, block and memory profiles into this directory")
 )
 
 // loadReadPaths are what the readers poll, each every -load-read-every: the
