@@ -17,7 +17,9 @@
 //
 //   - POST /v1/heartbeat: application/json only (else 415: a web page
 //     cannot post one cross-site without a preflight), at most
-//     [MaxHeartbeatBytes] (else 413), parsed
+//     [MaxHeartbeatBytes] (else 413) as it arrives and, with
+//     Content-Encoding: gzip, once inflated (another coding: 415; every
+//     answer says Accept-Encoding: gzip, RFC 7694), parsed
 //     strictly by reports.ParseHeartbeat (exact field names, no unknown
 //     field, no field twice, nothing after the object, then
 //     reports.Heartbeat.Validate), checked against the limits (else 429

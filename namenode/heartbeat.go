@@ -34,7 +34,7 @@ const (
 )
 
 var rejectReasons = append(reports.RejectReasons(), reasonTooLarge, reasonUnauthorized,
-	reasonUnsupportedType, reasonLimitDataNodes, reasonLimitEntries, reasonLimitSlowNodes, reasonLimitDiskEntries,
+	reasonUnsupportedType, reasonUnsupportedEncoding, reasonLimitDataNodes, reasonLimitEntries, reasonLimitSlowNodes, reasonLimitDiskEntries,
 	reasonLimitPeerLatencies, reasonLimitReporters)
 
 // statusOf is the status of a refusal by reason; 400 for the others.
@@ -42,9 +42,11 @@ var statusOf = map[string]int{
 	reasonTooLarge:        http.StatusRequestEntityTooLarge,
 	reasonUnauthorized:    http.StatusUnauthorized,
 	reasonUnsupportedType: http.StatusUnsupportedMediaType,
-	reasonLimitDataNodes:  http.StatusTooManyRequests,
-	reasonLimitEntries:    http.StatusTooManyRequests,
-	reasonLimitSlowNodes:  http.StatusTooManyRequests,
+
+	reasonUnsupportedEncoding: http.StatusUnsupportedMediaType,
+	reasonLimitDataNodes:      http.StatusTooManyRequests,
+	reasonLimitEntries:        http.StatusTooManyRequests,
+	reasonLimitSlowNodes:      http.StatusTooManyRequests,
 
 	reasonLimitPeerLatencies: http.StatusTooManyRequests,
 	reasonLimitReporters:     http.StatusTooManyRequests,
@@ -63,7 +65,8 @@ const keepBufferBytes = 64 << 10
 
 // heartbeat handles POST /v1/heartbeat: it wants application/json (so
 // that a web page cannot post one cross-site without a preflight), reads
-// at most MaxHeartbeatBytes, parses and validates the whole body, checks
+// at most MaxHeartbeatBytes (inflated, too, when it comes compressed:
+// inflate.go), parses and validates the whole body, checks
 // the limits, and only then registers the sender and applies its report;
 // a refused heartbeat changes nothing. It hands the heartbeat's
 // recentLatencies to the fast path (suspects.go), and answers whether the
@@ -74,6 +77,7 @@ const keepBufferBytes = 64 << 10
 // its slow-peer report).
 func (s *Server) heartbeat(c *gin.Context) {
 	r := c.Request
+	c.Header("Accept-Encoding", acceptEncoding) // on every answer, refusals too (inflate.go)
 	if !isJSON(r.Header.Get("Content-Type")) {
 		s.refuse(c, &reports.RejectError{Reason: reasonUnsupportedType,
 			Message: fmt.Sprintf("Content-Type %q, want application/json", reports.Clip(r.Header.Get("Content-Type")))})
@@ -90,12 +94,8 @@ func (s *Server) heartbeat(c *gin.Context) {
 			bodyBuffers.Put(buf)
 		}
 	}()
-	if _, err := buf.ReadFrom(http.MaxBytesReader(c.Writer, r.Body, MaxHeartbeatBytes)); err != nil {
-		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-			s.refuse(c, &reports.RejectError{Reason: reasonTooLarge, Message: tooLargeMsg})
-			return
-		}
-		s.refuse(c, &reports.RejectError{Reason: reports.ReasonMalformed, Message: fmt.Sprintf("read body: %v", err)})
+	if err := readBody(buf, c.Writer, r); err != nil {
+		s.refuse(c, err)
 		return
 	}
 	hb, err := reports.ParseHeartbeat(buf.Bytes())

@@ -3,19 +3,28 @@ package reports
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 )
 
 // place names a place in the heartbeat by its path, for error messages.
 func place(path string) fieldPath { return fieldPath{peer: -1, field: path} }
 
-// fields reads a JSON object whose keys must be among names, each at most
-// once, calling read with the index of each key in names and the path of
-// its value; read must consume the value. It returns the set of keys seen,
-// as bits by index.
-func (sc *scanner) fields(path string, names []string, read func(i int, at fieldPath) error) (seen uint, err error) {
-	err = sc.object(place(path), func(key []byte) error {
+// member returns the path of the field name of the object at l: the
+// field of an array's element is named when a message needs it, not for
+// every element read.
+func (l fieldPath) member(name string) fieldPath {
+	if l.peer >= 0 && l.field == "" {
+		return fieldPath{peer: l.peer, array: l.array, field: name}
+	}
+	return place(l.String() + "." + name)
+}
+
+// fields reads a JSON object at path whose keys must be among names, each
+// at most once, calling read with the index of each key in names and the
+// path of its value; read must consume the value. It returns the set of
+// keys seen, as bits by index.
+func (sc *scanner) fields(path fieldPath, names []string, read func(i int, at fieldPath) error) (seen uint, err error) {
+	err = sc.object(path, func(key []byte) error {
 		i := slices.Index(names, string(key))
 		if i < 0 {
 			return &RejectError{ReasonUnknownField, fmt.Sprintf("%s: unknown field %q", path, Clip(string(key)))}
@@ -24,14 +33,14 @@ func (sc *scanner) fields(path string, names []string, read func(i int, at field
 			return malformed("%s: field %s given twice", path, key)
 		}
 		seen |= 1 << i
-		return read(i, place(path+"."+names[i]))
+		return read(i, path.member(names[i]))
 	})
 	return seen, err
 }
 
 // required returns a ReasonInvalid refusal naming the first of names
 // whose bit is in want but not in seen, or nil.
-func required(path string, names []string, seen, want uint) error {
+func required(path fieldPath, names []string, seen, want uint) error {
 	for i, name := range names {
 		if want&(1<<i) != 0 && seen&(1<<i) == 0 {
 			return &RejectError{ReasonInvalid, fmt.Sprintf("%s: missing field %s", path, name)}
@@ -49,7 +58,7 @@ func objects[T any](sc *scanner, field string, max int, tooMany string, names []
 	out := make([]T, 0, 8)
 	null, err := sc.array(field, max, tooMany, func(i int) error {
 		var e T
-		path := field + "[" + strconv.Itoa(i) + "]"
+		path := fieldPath{peer: i, array: field}
 		seen, err := sc.fields(path, names, func(f int, at fieldPath) error { return read(&e, f, at) })
 		out = append(out, e)
 		if err != nil {
@@ -72,7 +81,7 @@ func (sc *scanner) slowDisks() ([]SlowDisk, error) {
 				d.Disk, err = sc.stringValue(at)
 				return err
 			}
-			d.Latencies, err = sc.opLatencies(at.field)
+			d.Latencies, err = sc.opLatencies(at.String())
 			return err
 		})
 }
@@ -87,13 +96,13 @@ func (sc *scanner) diskLatencies() ([]DiskLatency, error) {
 			case 0:
 				d.Disk, err = sc.stringValue(at)
 			case 1:
-				d.Latencies, err = sc.opLatencies(at.field)
+				d.Latencies, err = sc.opLatencies(at.String())
 			case 2:
-				d.Samples, err = sc.opSamples(at.field)
+				d.Samples, err = sc.opSamples(at.String())
 			case 3:
 				d.Kind, err = sc.stringValue(at)
 			case 4:
-				d.Load, err = sc.diskLoad(at.field)
+				d.Load, err = sc.diskLoad(at.String())
 			}
 			return err
 		})
@@ -126,7 +135,7 @@ func (sc *scanner) opSamples(path string) (map[string]int64, error) {
 // opFields is fields for an object keyed by DiskOp names, whose unknown
 // keys are unknown operations.
 func (sc *scanner) opFields(path string, ops []string, read func(i int, at fieldPath) error) (uint, error) {
-	seen, err := sc.fields(path, ops, read)
+	seen, err := sc.fields(place(path), ops, read)
 	if re, ok := err.(*RejectError); ok && re.Reason == ReasonUnknownField {
 		re.Message = strings.Replace(re.Message, "unknown field", "unknown operation", 1)
 	}
@@ -141,12 +150,12 @@ func (sc *scanner) diskLoad(path string) (*DiskLoad, error) {
 	var l DiskLoad
 	names := []string{"iops", "bytesPerSecond", "utilization"}
 	dst := []*float64{&l.IOPS, &l.BytesPerSecond, &l.Utilization}
-	seen, err := sc.fields(path, names, func(i int, at fieldPath) (err error) {
+	seen, err := sc.fields(place(path), names, func(i int, at fieldPath) (err error) {
 		*dst[i], err = sc.number(at)
 		return err
 	})
 	if err == nil {
-		err = required(path, names, seen, 0b111)
+		err = required(place(path), names, seen, 0b111)
 	}
 	return &l, err
 }

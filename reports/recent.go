@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"slices"
 )
 
 // The bounds of the fast path's evidence and requests.
@@ -50,6 +51,10 @@ func (r RecentLatency) validate() error {
 	return nil
 }
 
+// recentLinearScan is the most recent latencies whose repeats are looked
+// for by comparing each with those before it, with no map to allocate.
+const recentLinearScan = 32
+
 // validateRecent checks a heartbeat's recentLatencies: at most
 // MaxRecentLatencies, each valid, no node and round named twice.
 func validateRecent(rs []RecentLatency) error {
@@ -60,16 +65,25 @@ func validateRecent(rs []RecentLatency) error {
 		node  string
 		round int64
 	}
-	seen := make(map[key]struct{}, len(rs))
+	var seen map[key]struct{} // for many; a heartbeat has a few dozen at most
+	if len(rs) > recentLinearScan {
+		seen = make(map[key]struct{}, len(rs))
+	}
 	for i, r := range rs {
 		if err := r.validate(); err != nil {
 			return fmt.Errorf("recentLatencies[%d]: %w", i, err)
 		}
 		k := key{r.Node, r.Round}
-		if _, dup := seen[k]; dup {
+		dup := false
+		if seen != nil {
+			_, dup = seen[k]
+			seen[k] = struct{}{}
+		} else {
+			dup = slices.ContainsFunc(rs[:i], func(o RecentLatency) bool { return o.Node == r.Node && o.Round == r.Round })
+		}
+		if dup {
 			return fmt.Errorf("recentLatencies[%d]: node %q of round %d named twice", i, Clip(r.Node), r.Round)
 		}
-		seen[k] = struct{}{}
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package suspect
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -27,6 +28,15 @@ type suspicion struct {
 	lastSlow   time.Time // a confirmed target: its evidence last showed it slow
 }
 
+// hotness is how a node got far-above evidence since the last Step: as
+// the receiver of a latency far above, as its sender, or both.
+type hotness uint8
+
+const (
+	hotReceiver hotness = 1 << iota
+	hotSender
+)
+
 // Detector is the fast path's suspicion and confirmation. Safe for
 // concurrent use; construct with New. It never reads the clock.
 type Detector struct {
@@ -38,11 +48,34 @@ type Detector struct {
 	sus       map[string]*suspicion             // by target
 	rounds    map[int64]*suspicion              // the suspicions with a round asked, by its id
 	queue     map[string][]reports.ProbeRequest // probe requests not yet handed out, by agent
-	hot       map[string]struct{}               // nodes that got far-above evidence since the last Step
+	hot       map[string]hotness                // nodes that got or sent far-above evidence since the last Step
 	nextRound int64
+	// inMemo holds, during a Step, the evidence towards each node that
+	// inbound computed (rules.go); nil outside.
+	inMemo map[string]evidence
 
 	opened atomic.Int64 // suspicions opened, ever
+
+	// inMu guards what heartbeats hand over without waiting for d.mu,
+	// which a Step holds for milliseconds: the evidence not yet applied
+	// (applied, in order, by whatever takes d.mu next but Requests) and
+	// the agents that may have probe requests queued. Taken under d.mu,
+	// never the other way round.
+	inMu    sync.Mutex
+	pending []observation
+	waiting map[string]struct{}
 }
+
+// observation is the evidence of one heartbeat, not yet applied.
+type observation struct {
+	now      time.Time
+	reporter string
+	rs       []reports.RecentLatency
+}
+
+// maxPending bounds the heartbeats whose evidence waits for d.mu: past
+// it, Observe applies it all at once (no Step for a long while).
+const maxPending = 1 << 16
 
 // New returns a Detector for cfg. It panics if cfg is not valid.
 func New(cfg Config) *Detector {
@@ -50,19 +83,46 @@ func New(cfg Config) *Detector {
 		panic(fmt.Sprintf("BUG: suspect.New: %v", err))
 	}
 	return &Detector{cfg: cfg, m: newModel(cfg.Rack), sus: map[string]*suspicion{},
-		rounds: map[int64]*suspicion{}, queue: map[string][]reports.ProbeRequest{}, hot: map[string]struct{}{}}
+		rounds: map[int64]*suspicion{}, queue: map[string][]reports.ProbeRequest{}, hot: map[string]hotness{},
+		waiting: map[string]struct{}{}}
 }
 
 // Observe takes the evidence of a heartbeat of reporter at now: its
-// recent latencies, already validated (reports.ParseHeartbeat). Answers
-// to a round go to that round; every latency becomes its pair's latest.
+// recent latencies, already validated (reports.ParseHeartbeat), which it
+// keeps (the caller must not change them). Answers to a round go to that
+// round; every latency becomes its pair's latest. It does not wait for a
+// Step: the evidence is applied, in the order it came, before the next
+// Step (or view) looks at the model.
 func (d *Detector) Observe(now time.Time, reporter string, rs []reports.RecentLatency) {
 	if len(rs) == 0 {
 		return
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.m.node(reporter).reported = now
+	d.inMu.Lock()
+	d.pending = append(d.pending, observation{now, reporter, rs})
+	full := len(d.pending) >= maxPending
+	d.inMu.Unlock()
+	if full {
+		d.mu.Lock()
+		d.applyPending()
+		d.mu.Unlock()
+	}
+}
+
+// applyPending applies the evidence Observe kept. The caller holds d.mu.
+func (d *Detector) applyPending() {
+	d.inMu.Lock()
+	ps := d.pending
+	d.pending = nil
+	d.inMu.Unlock()
+	for _, p := range ps {
+		d.observe(p.now, p.reporter, p.rs)
+	}
+}
+
+// observe applies the evidence of one heartbeat. The caller holds d.mu.
+func (d *Detector) observe(now time.Time, reporter string, rs []reports.RecentLatency) {
+	me := d.m.node(reporter)
+	me.reported = now
 	for _, r := range rs {
 		if r.Node == reporter {
 			continue
@@ -72,9 +132,10 @@ func (d *Detector) Observe(now time.Time, reporter string, rs []reports.RecentLa
 				s.cur.answer(reporter, r.Node, r.LatencyMs)
 			}
 		}
-		o := d.m.record(now, reporter, r.Node, r.LatencyMs)
+		o := d.m.record(now, me, reporter, r.Node, r.LatencyMs)
 		if e := d.m.level(o.rel); e <= 0 || r.LatencyMs >= d.cfg.Ratio*e {
-			d.hot[reporter], d.hot[r.Node] = struct{}{}, struct{}{}
+			d.hot[reporter] |= hotSender
+			d.hot[r.Node] |= hotReceiver
 		}
 	}
 }
@@ -83,10 +144,17 @@ func (d *Detector) Observe(now time.Time, reporter string, rs []reports.RecentLa
 // heartbeat at now (at most reports.MaxProbeRequests, no node twice),
 // and forgets them: each is handed out once.
 func (d *Detector) Requests(now time.Time, agent string) []reports.ProbeRequest {
+	d.inMu.Lock()
+	_, ok := d.waiting[agent]
+	d.inMu.Unlock()
+	if !ok {
+		return nil // most heartbeats: without waiting for a Step
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	q := d.queue[agent]
 	if len(q) == 0 {
+		d.setWaiting(agent, false)
 		return nil
 	}
 	var out, keep []reports.ProbeRequest
@@ -107,10 +175,23 @@ func (d *Detector) Requests(now time.Time, agent string) []reports.ProbeRequest 
 	}
 	if len(keep) == 0 {
 		delete(d.queue, agent)
+		d.setWaiting(agent, false)
 	} else {
 		d.queue[agent] = keep
 	}
 	return out
+}
+
+// setWaiting notes whether agent may have probe requests queued. The
+// caller holds d.mu.
+func (d *Detector) setWaiting(agent string, queued bool) {
+	d.inMu.Lock()
+	if queued {
+		d.waiting[agent] = struct{}{}
+	} else {
+		delete(d.waiting, agent)
+	}
+	d.inMu.Unlock()
 }
 
 // Forget drops everything known of node: its pairs, the suspicions of it
@@ -118,8 +199,10 @@ func (d *Detector) Requests(now time.Time, agent string) []reports.ProbeRequest 
 func (d *Detector) Forget(node string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.applyPending()
 	d.m.forget(node)
 	delete(d.queue, node)
+	d.setWaiting(node, false)
 	delete(d.hot, node)
 	for t, s := range d.sus {
 		if s.node == node || s.peer == node {
@@ -147,8 +230,11 @@ func (d *Detector) drop(target string) {
 func (d *Detector) Step(now time.Time, live func(node string) bool) []Verdict {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.applyPending()
 	d.m.expireSome(now, d.cfg.Learn)
 	d.m.refresh(now)
+	d.inMemo = map[string]evidence{}
+	defer func() { d.inMemo = nil }()
 	var vs []Verdict
 	var confirmed []*suspicion
 	verdict := func(s *suspicion, confirmed bool) {
@@ -237,6 +323,7 @@ func (d *Detector) open(now time.Time, live func(string) bool) {
 	for n := range d.hot {
 		names = append(names, n)
 	}
+	hot := maps.Clone(d.hot)
 	clear(d.hot)
 	slices.Sort(names)
 	after := func(target string) time.Time {
@@ -249,7 +336,7 @@ func (d *Detector) open(now time.Time, live func(string) bool) {
 		if !live(name) {
 			continue
 		}
-		for _, f := range d.rules(now, name, after) {
+		for _, f := range d.rules(now, name, hot[name], after) {
 			if s := d.sus[f.target]; s != nil && s.state != Cleared || f.peer != "" && !live(f.peer) {
 				continue
 			}

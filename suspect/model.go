@@ -17,11 +17,18 @@ const (
 
 // obs is the latest latency of one pair, shared by its reporter's out
 // map and its peer's in map.
+//
+// It holds no pointer (the time is in Unix nanoseconds), so that the
+// garbage collector has nothing to scan in the hundreds of thousands of
+// them a large cluster has.
 type obs struct {
 	latencyMs float64
-	at        time.Time // the heartbeat that brought it
-	rel       int       // sameRack or otherRack
+	atNs      int64 // the heartbeat that brought it (Time.UnixNano)
+	rel       int   // sameRack or otherRack
 }
+
+// age returns how long before now o was measured.
+func (o *obs) age(now time.Time) time.Duration { return time.Duration(now.UnixNano() - o.atNs) }
 
 // member is what the model knows of one node.
 type member struct {
@@ -92,9 +99,8 @@ func (m *model) node(name string) *member {
 }
 
 // record keeps latencyMs as the latest of reporter → peer at now, and
-// returns the pair.
-func (m *model) record(now time.Time, reporter, peer string, latencyMs float64) *obs {
-	r := m.node(reporter)
+// returns the pair; r is reporter's member (m.node).
+func (m *model) record(now time.Time, r *member, reporter, peer string, latencyMs float64) *obs {
 	o := r.out[peer]
 	if o == nil {
 		o = &obs{rel: m.relationOf(r, m.node(peer))}
@@ -102,7 +108,7 @@ func (m *model) record(now time.Time, reporter, peer string, latencyMs float64) 
 		m.node(peer).in[reporter] = o
 		m.pairs++
 	}
-	o.latencyMs, o.at = latencyMs, now
+	o.latencyMs, o.atNs = latencyMs, now.UnixNano()
 	r.dirty, m.dirty = true, true
 	return o
 }
@@ -202,6 +208,16 @@ func (m *model) expectedOf(reporter, peer string) float64 {
 	return e
 }
 
+// expectedOfPair is expectedOf(reporter, peer) for the pair o of
+// reporter → peer, whose relation it keeps.
+func (m *model) expectedOfPair(reporter string, o *obs) float64 {
+	e := m.level(o.rel)
+	if r := m.nodes[reporter]; r != nil {
+		e *= max(1, m.levelOf(r))
+	}
+	return e
+}
+
 // expireSome forgets the pairs older than learn of the next nodes of a
 // round over all of them, a round a minute at a Step every 500 ms, and
 // the nodes with nothing left: no Step holds the model for a whole scan.
@@ -219,7 +235,7 @@ func (m *model) expireSome(now time.Time, learn time.Duration) {
 			continue
 		}
 		for peer, o := range n.out {
-			if now.Sub(o.at) >= learn {
+			if o.age(now) >= learn {
 				delete(n.out, peer)
 				if p := m.nodes[peer]; p != nil {
 					delete(p.in, name)

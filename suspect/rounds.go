@@ -150,6 +150,7 @@ func (d *Detector) plan(now time.Time, s *suspicion, live func(string) bool) *ro
 	for _, a := range r.order() {
 		req := reports.ProbeRequest{Node: a.node, Blocks: d.cfg.Blocks, Round: id}
 		d.queue[a.agent] = append(d.queue[a.agent], req)
+		d.setWaiting(a.agent, true)
 		r.probes = append(r.probes, Probe{Agent: a.agent, Node: a.node, Blocks: d.cfg.Blocks, Round: id})
 	}
 	return r

@@ -37,19 +37,43 @@ func (e *evidence) add(ratio, latencyMs, expectedMs float64) {
 // fresh reports whether o counts in a rule at now: recent, and newer
 // than after (the clearing of an earlier suspicion of the same target).
 func fresh(o *obs, now, after time.Time) bool {
-	return now.Sub(o.at) < recentEvidence && o.at.After(after)
+	return o.age(now) < recentEvidence && (after.IsZero() || o.atNs > after.UnixNano())
 }
 
 // inbound is the evidence of the reporters towards name, each against
-// the larger of the cluster's level and its own.
+// the larger of the cluster's level and its own. Within a Step, the
+// evidence of all of name's reporters since ever is computed once (the
+// model does not change under d.mu): every reporter of a slow node is
+// judged in the Step after its heartbeat, and each asks for the node's.
 func (d *Detector) inbound(now time.Time, name, except string, after time.Time) evidence {
-	return d.gather(now, name, except, after, false)
+	if d.inMemo == nil || except != "" || !after.IsZero() {
+		return d.gather(now, name, except, after, false)
+	}
+	e, ok := d.inMemo[name]
+	if !ok {
+		e = d.gather(now, name, "", after, false)
+		d.inMemo[name] = e
+	}
+	return e
 }
 
 // outbound is the evidence of name's latest blocks to its peers, against
 // the cluster's level.
 func (d *Detector) outbound(now time.Time, name, except string, after time.Time) evidence {
 	return d.gather(now, name, except, after, true)
+}
+
+// inboundBut is inbound(now, p, name, at) for a pair name → p that is
+// fresh and far above: p's evidence from every reporter, less that pair's
+// (its latencyMs and expectedMs are not the exact ones: only the counts
+// are used).
+func (d *Detector) inboundBut(now time.Time, p, name string, at time.Time) evidence {
+	if !at.IsZero() {
+		return d.inbound(now, p, name, at)
+	}
+	e := d.inbound(now, p, "", at)
+	e.far--
+	return e
 }
 
 // gather adds the fresh latencies of name's pairs but except's, towards
@@ -68,11 +92,11 @@ func (d *Detector) gather(now time.Time, name, except string, after time.Time, o
 		if other == except || !fresh(o, now, after) {
 			continue
 		}
-		if out {
-			e.add(d.cfg.Ratio, o.latencyMs, d.m.expected(name, other))
-		} else {
-			e.add(d.cfg.Ratio, o.latencyMs, d.m.expectedOf(other, name))
+		exp := d.m.level(o.rel) // expected(name, other): the pair keeps its relation
+		if !out {
+			exp = d.m.expectedOfPair(other, o)
 		}
+		e.add(d.cfg.Ratio, o.latencyMs, exp)
 	}
 	return e
 }
@@ -87,12 +111,18 @@ func outboundSlow(e evidence) bool { return e.far >= 3 && 2*e.far >= e.far+e.nor
 func nearlyAllNormal(e evidence) bool { return e.normal > e.far && e.far <= 1 }
 
 // rules judges name, a node that got far-above evidence, at now: as a
-// receiver, as a sender, and its links as their sender. after returns
-// when a target was last cleared.
-func (d *Detector) rules(now time.Time, name string, after func(target string) time.Time) []finding {
+// receiver (when it received some: how), as a sender, and its links as
+// their sender. after returns when a target was last cleared. A reporter
+// that only sent a latency far above gets no new evidence as a receiver:
+// weighing its reporters' (each against its own level) is the costliest
+// part of a Step, and is left to when one of them finds it far above.
+func (d *Detector) rules(now time.Time, name string, how hotness, after func(target string) time.Time) []finding {
 	var out []finding
 	since := after(name)
-	in := d.inbound(now, name, "", since)
+	var in evidence
+	if how&hotReceiver != 0 {
+		in = d.inbound(now, name, "", since)
+	}
 	snd := d.outbound(now, name, "", since)
 	inSlow, outSlow := inboundSlow(in), outboundSlow(snd)
 	switch {
@@ -113,19 +143,23 @@ func (d *Detector) rules(now time.Time, name string, after func(target string) t
 	if n == nil {
 		return out
 	}
+	var zero time.Time
 	for p, o := range n.out {
-		target := linkEntity(name, p)
+		if !fresh(o, now, zero) {
+			continue
+		}
+		exp := d.m.expectedOfPair(name, o)
+		if exp <= 0 || o.latencyMs < d.cfg.Ratio*exp {
+			continue
+		}
+		target := linkEntity(name, p) // only for a pair far above: most are not
 		at := after(target)
 		if !fresh(o, now, at) {
 			continue
 		}
-		exp := d.m.expectedOf(name, p)
-		if exp <= 0 || o.latencyMs < d.cfg.Ratio*exp {
-			continue
-		}
 		// At most one other far pair on either side: the first blocks
 		// of a slow sender are far on several of its peers.
-		if !nearlyAllNormal(d.outbound(now, name, p, at)) || !nearlyAllNormal(d.inbound(now, p, name, at)) {
+		if !nearlyAllNormal(d.outbound(now, name, p, at)) || !nearlyAllNormal(d.inboundBut(now, p, name, at)) {
 			continue
 		}
 		out = append(out, finding{target: target, node: name, peer: p, rule: Link, reporters: 1,

@@ -43,6 +43,7 @@ type Evidence struct {
 // they opened and by target.
 func (d *Detector) Suspects(now time.Time) []View {
 	d.mu.Lock()
+	d.applyPending()
 	out := make([]View, 0, len(d.sus))
 	for _, s := range d.sus {
 		v := View{Target: s.target, Node: s.node, Peer: s.peer, Kind: s.kind, State: s.state,
@@ -81,6 +82,7 @@ func (d *Detector) Suspects(now time.Time) []View {
 // service keeps in the slow set while their evidence holds (HoldFor).
 func (d *Detector) Confirmed(now time.Time) []Verdict {
 	d.mu.Lock()
+	d.applyPending()
 	var out []Verdict
 	for _, s := range d.sus {
 		if s.state == Confirmed {

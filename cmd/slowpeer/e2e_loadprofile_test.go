@@ -1,3 +1,5 @@
+//go:build e2e
+
 package main
 
 import (
@@ -12,7 +14,7 @@ import (
 
 // The service of TestServiceLoad, profiled (-load-profile DIR): it runs as
 // this test binary, in TestLoadServiceProcess, so that go test's own
-// -test.cpuprofile, -test.mutexprofile and -test.blockprofile write its
+// -test.cpuprofile, -test.mutexprofile, -test.blockprofile and -test.memprofile write its
 // profiles when it stops on SIGTERM.
 
 // loadServiceArgsEnv carries the service's arguments to TestLoadServiceProcess,
@@ -38,6 +40,7 @@ func profiledService(t *testing.T, dir string, args []string) (bin string, procA
 		"-test.cpuprofile=" + filepath.Join(dir, "cpu.pprof"),
 		"-test.mutexprofile=" + filepath.Join(dir, "mutex.pprof"),
 		"-test.blockprofile=" + filepath.Join(dir, "block.pprof"),
+		"-test.memprofile=" + filepath.Join(dir, "mem.pprof"),
 		"-test.blockprofilerate=10000", // one event in 10 µs of blocking
 		"-test.outputdir=" + dir}
 }

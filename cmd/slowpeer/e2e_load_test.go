@@ -1,3 +1,5 @@
+//go:build e2e
+
 package main
 
 import (
@@ -33,7 +35,7 @@ var (
 	loadReadEvery      = flag.Duration("load-read-every", time.Second, "TestServiceLoad: how often each reader reads its endpoint")
 	loadConns          = flag.Int("load-conns", 0, "TestServiceLoad: 0 gives each agent a connection of its own, as real agents hold; N shares N among all agents")
 	loadServiceEnv     = flag.String("load-service-env", "", "TestServiceLoad: environment of the service only, space-separated KEY=VALUE (GOMAXPROCS=8 ...)")
-	loadProfile        = flag.String("load-profile", "", "TestServiceLoad: run the service as this test binary (TestLoadServiceProcess) and write its CPU, mutex and block profiles into this directory")
+	loadProfile        = flag.String("load-profile", "", "TestServiceLoad: run the service as this test binary (TestLoadServiceProcess) and write its CPU, mutex, block and memory profiles into this directory")
 )
 
 // loadReadPaths are what the readers poll, each every -load-read-every: the
@@ -46,25 +48,30 @@ var loadReadPaths = []string{namenode.SlowPeersPath, namenode.JMXPath, namenode.
 // garbage again (about 16 MB a second at 10 000 agents).
 const loadGeneratorMemory = 8 << 30
 
-// loadSlowNodesPath is the diagnosis (DESIGN.md), polled when the service
-// has it.
-const loadSlowNodesPath = "/v1/slownodes"
+// loadOptionalPaths are the diagnosis and the fast path's suspects
+// (DESIGN.md), polled when the service has them.
+var loadOptionalPaths = []string{"/v1/slownodes", namenode.SuspectsPath}
 
 // TestServiceLoad plays -load-agents DataNodes against one service
 // process (the built binary, so that its CPU and memory are its own):
 // each sends a heartbeat every 3 s (Hadoop's default), the agents spread
-// evenly over the period, and once per -load-report-interval a report
-// (1 % of the nodes are slow, so reports name them), while readers poll
-// /slowpeers, /jmx, /metrics, /v1/datanodes, the dashboard page (and
-// /v1/slownodes) once a second each and one dashboard page follows the
+// evenly over the period, each with the recent latencies of its coverage
+// blocks and the answers to its last reply's probe requests, and once per
+// -load-report-interval a report (1 % of the nodes are slow all along, so
+// reports name them; one more node is slow for a while every
+// loadIncidentEvery, so that the fast path suspects, asks for probes and
+// confirms all through the run), while readers poll /slowpeers, /jmx,
+// /metrics, /v1/datanodes, the dashboard page (and /v1/slownodes,
+// /v1/suspects) once a second each and one dashboard page follows the
 // live events. After a warm-up of one report interval (at most a third
 // of the run) it measures, until the end, the service's CPU and memory
 // and every endpoint's latency as the clients see it, and logs them; it
 // fails if any request failed, an agent is not live at the end, or
-// /slowpeers names a node that is not slow. It stops by itself.
+// /slowpeers names a node that is not slow, or the fast path asked for no
+// probes or confirmed nothing. It stops by itself.
 //
-//	go test ./cmd/slowpeer -run TestServiceLoad -v -timeout 10m \
-//	    -load-agents 10000 -load-duration 3m -load-report-interval 60s
+//	go test -tags e2e ./cmd/slowpeer -run '^TestServiceLoad$' -v -timeout 10m \
+//	    -load-agents 10000 -load-duration 3m -load-report-interval 60s -load-conns 64
 func TestServiceLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a service and runs for -load-duration")
@@ -101,11 +108,13 @@ func TestServiceLoad(t *testing.T) {
 	if !*loadDashboard {
 		paths = paths[:len(paths)-1]
 	}
-	if resp, err := readers.Get(base + loadSlowNodesPath); err == nil {
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode == http.StatusOK {
-			paths = append(paths, loadSlowNodesPath)
+	for _, p := range loadOptionalPaths {
+		if resp, err := readers.Get(base + p); err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				paths = append(paths, p)
+			}
 		}
 	}
 	t.Logf("%d agents, heartbeat %v, report interval %v, peerLatencies %v, connections %s; readers of %v every %v; service %v, environment %q",
@@ -126,7 +135,8 @@ func TestServiceLoad(t *testing.T) {
 	rec := newLoadRecorder()
 	rec.window(from, to)
 	var wg sync.WaitGroup
-	for _, w := range loadWorkers(addr, lc, *loadConns, hb, ri) {
+	tally := &loadTally{}
+	for _, w := range loadWorkers(addr, lc, *loadConns, hb, ri, tally) {
 		wg.Go(func() { w.run(ctx, start, rec) })
 	}
 	for _, p := range paths {
@@ -178,6 +188,7 @@ func TestServiceLoad(t *testing.T) {
 	if *loadDashboard && ev.events < int(to.Sub(start)/dashboard.DefaultInterval)/2 {
 		t.Errorf("%s: %d events in %v, want one every %v", dashboard.EventsPath, ev.events, to.Sub(start), dashboard.DefaultInterval)
 	}
+	checkFastPath(t, readers, base, tally)
 	checkLoadResult(t, readers, base, lc)
 }
 
@@ -217,4 +228,24 @@ func checkLoadResult(t *testing.T, client *http.Client, base string, lc *loadClu
 	}
 	t.Logf("/slowpeers: %d of the %d slow nodes, the first with %d reporters", len(top), len(slow),
 		len(top[0].Reporters))
+}
+
+// checkFastPath logs what the agents' evidence made of the fast path, and
+// wants it to have asked for probes, had them answered and confirmed
+// suspects.
+func checkFastPath(t *testing.T, client *http.Client, base string, tally *loadTally) {
+	t.Helper()
+	p50, p99, top := tally.sizeQuantiles()
+	t.Logf("heartbeat bodies as sent: p50 %d B, p99 %d B, max %d B; %d sent with gzip", p50, p99, top, tally.gzipped.Load())
+	opened, err1 := metricSum(t.Context(), client, base, "slowpeer_suspicions_opened_total")
+	verdicts, err2 := metricSum(t.Context(), client, base, `slowpeer_suspicion_verdicts_total{verdict="confirmed"}`)
+	if err := errors.Join(err1, err2); err != nil {
+		t.Errorf("the fast path's metrics: %v", err)
+	}
+	t.Logf("fast path: %.0f suspicions opened, %.0f confirmed; probe requests: %d asked, %d answered, %d ignored",
+		opened, verdicts, tally.asked.Load(), tally.answered.Load(), tally.ignored.Load())
+	if tally.asked.Load() == 0 || tally.answered.Load() == 0 || verdicts == 0 {
+		t.Errorf("the fast path asked for %d probes, got %d answered and confirmed %.0f suspects; want some of each",
+			tally.asked.Load(), tally.answered.Load(), verdicts)
+	}
 }

@@ -1,3 +1,5 @@
+//go:build e2e
+
 package main
 
 import (
@@ -71,4 +73,43 @@ func bucketQuantile(before, after map[float64]float64, q float64) (bound float64
 		}
 	}
 	return bound, total
+}
+
+// metricSum returns the sum of the series of base's /metrics whose name
+// (with labels, when given) begins with series.
+func metricSum(ctx context.Context, client *http.Client, base, series string) (float64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+namenode.MetricsPath, nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	name, _, _ := strings.Cut(series, "{")
+	labels := strings.TrimSuffix(strings.TrimPrefix(series, name), "}")
+	sum, found := 0.0, false
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, name+" ") && !strings.HasPrefix(line, name+"{") {
+			continue
+		}
+		if labels != "" && !strings.Contains(line, strings.TrimPrefix(labels, "{")) {
+			continue
+		}
+		v, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %q", series, line)
+		}
+		sum, found = sum+v, true
+	}
+	if err := sc.Err(); err != nil {
+		return 0, err
+	}
+	if !found {
+		return 0, fmt.Errorf("no %s in %s", series, namenode.MetricsPath)
+	}
+	return sum, nil
 }

@@ -1,3 +1,5 @@
+//go:build e2e
+
 package main
 
 import (
@@ -6,6 +8,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/slowpeer/slowpeer/datanode"
 	"github.com/slowpeer/slowpeer/outlier"
 	"github.com/slowpeer/slowpeer/reports"
 )
@@ -20,60 +23,90 @@ const (
 	loadRackSize = 40
 	// loadMinPeers and loadMaxPeers bound the downstream peers one node
 	// has measured: HDFS writes three replicas, so a node mirrors to the
-	// nodes after it in the pipelines it is part of, a dozen or two over
-	// a report interval on a busy cluster.
-	loadMinPeers, loadMaxPeers = 10, 20
-	// loadSlowFraction is the share of nodes that are slow.
+	// nodes after it in the pipelines it is part of, and its coverage
+	// rounds probe every peer it is given; 50 to 79 on a busy cluster.
+	loadMinPeers, loadMaxPeers = 50, 79
+	// loadSlowFraction is the share of nodes that are slow all along.
 	loadSlowFraction = 0.01
 	// loadSamples is the packets timed per peer over a report interval,
 	// above Hadoop's min.outlier.detection.samples (1000).
 	loadSamples = 1840
+	// loadIncidentEvery and loadIncidentFor: every loadIncidentEvery one
+	// more node becomes slow for loadIncidentFor (its peers' recent
+	// latencies show it, their reports do not), so that the fast path
+	// opens suspicions and asks for probes all through the run.
+	loadIncidentEvery, loadIncidentFor = 15 * time.Second, 45 * time.Second
 )
 
 // loadCluster is the made-up cluster. Node i is in rack i/loadRackSize.
 type loadCluster struct {
 	nodes []string // "host:port" of each node
-	slow  []bool   // whether each node is slow
+	slow  []bool   // whether each node is slow all along
 	// plain is each node's heartbeat without a report; report is its
-	// heartbeat with one (slowPeers, and peerLatencies when asked).
+	// heartbeat with one (slowPeers, and peerLatencies when asked); both
+	// without their closing brace, for the recentLatencies that follow.
 	plain, report [][]byte
 	// reportPhase is when, within the report interval, each node sends
 	// its report: agents start at different times, so their reports are
 	// spread over the interval.
 	reportPhase []time.Duration
+	// peers are each node's peers; normalMs and slowMs the latency of
+	// its blocks to each, when the peer is healthy and when it is slow.
+	peers            [][]int32
+	normalMs, slowMs [][]float32
+	// every is the time between two of each node's coverage blocks
+	// (datanode.Config.Coverage at the defaults).
+	every []time.Duration
+	// incidents are the nodes slow for a while, in order: incident k
+	// from loadIncidentEvery·(k+1) after the start, for loadIncidentFor.
+	incidents []int
 }
 
 // newLoadCluster makes a cluster of n nodes from seed. Each node measures
-// 10 to 20 peers, half in its own rack and half in one or two others (a
+// 50 to 79 peers, half in its own rack and half in one or two others (a
 // pipeline's second replica is off-rack and its third in the second's
 // rack), a normal peer at 1.5 to 2.5 ms and a slow one at 30 to 60 ms. Its
-// report names the peers the outlier test flags, as the agent's would.
+// report names the peers the outlier test flags, as the agent's would,
+// and carries at most reports.DefaultMaxPeerLatencies peerLatencies, as
+// the agent's does.
 func newLoadCluster(n int, seed uint64, reportInterval time.Duration, peerLatencies bool) *loadCluster {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	c := &loadCluster{nodes: make([]string, n), slow: make([]bool, n), plain: make([][]byte, n),
-		report: make([][]byte, n), reportPhase: make([]time.Duration, n)}
+		report: make([][]byte, n), reportPhase: make([]time.Duration, n), peers: make([][]int32, n),
+		normalMs: make([][]float32, n), slowMs: make([][]float32, n), every: make([]time.Duration, n)}
 	for i := range c.nodes {
 		rack := i / loadRackSize
 		c.nodes[i] = fmt.Sprintf("10.%d.%d.%d:9866", 1+rack/256, rack%256, 1+i%loadRackSize)
 		c.reportPhase[i] = time.Duration(rng.Int64N(int64(reportInterval)))
 	}
-	for _, i := range rng.Perm(n)[:max(1, int(float64(n)*loadSlowFraction))] {
+	perm := rng.Perm(n)
+	nslow := max(1, int(float64(n)*loadSlowFraction))
+	for _, i := range perm[:nslow] {
 		c.slow[i] = true
 	}
+	c.incidents = perm[nslow:]
 	det := outlier.New(outlier.DefaultMinResources, outlier.DefaultLowThreshold)
+	cfg := datanode.DefaultConfig()
 	for i := range c.nodes {
 		hb := reports.Heartbeat{Node: c.nodes[i], HTTPAddress: c.httpAddress(i)}
-		c.plain[i] = mustJSON(hb)
+		c.plain[i] = openJSON(hb)
 		var samples []outlier.Sample
 		for _, p := range c.peersOf(rng, i) {
-			ms := 1.5 + rng.Float64()
+			normal, slow := 1.5+rng.Float64(), 30+rng.Float64()*30
+			c.peers[i] = append(c.peers[i], int32(p))
+			c.normalMs[i] = append(c.normalMs[i], float32(normal))
+			c.slowMs[i] = append(c.slowMs[i], float32(slow))
+			ms := normal
 			if c.slow[p] {
-				ms = 30 + rng.Float64()*30
+				ms = slow
 			}
 			samples = append(samples, outlier.Sample{Name: c.nodes[p], LatencyMs: ms})
-			hb.PeerLatencies = append(hb.PeerLatencies, reports.PeerLatency{Node: c.nodes[p], LatencyMs: ms,
-				Samples: int64(loadSamples + rng.IntN(200))})
+			if len(hb.PeerLatencies) < reports.DefaultMaxPeerLatencies {
+				hb.PeerLatencies = append(hb.PeerLatencies, reports.PeerLatency{Node: c.nodes[p], LatencyMs: ms,
+					Samples: int64(loadSamples + rng.IntN(200))})
+			}
 		}
+		c.every[i] = cfg.Coverage(len(c.peers[i])).Every
 		if !peerLatencies {
 			hb.PeerLatencies = nil
 		}
@@ -83,9 +116,24 @@ func newLoadCluster(n int, seed uint64, reportInterval time.Duration, peerLatenc
 			hb.SlowPeers = append(hb.SlowPeers, reports.SlowPeer{Node: o.Name, LatencyMs: o.LatencyMs,
 				MedianMs: r.MedianMs, MADMs: r.MADMs, UpperLimitMs: r.UpperLimitMs})
 		}
-		c.report[i] = mustJSON(hb)
+		c.report[i] = openJSON(hb)
 	}
 	return c
+}
+
+// slowAt reports whether node p is slow at d after the start: slow all
+// along, or in an incident.
+func (c *loadCluster) slowAt(p int, d time.Duration) bool {
+	if c.slow[p] {
+		return true
+	}
+	k := int(d/loadIncidentEvery) - 1 // the latest incident begun
+	for ; k >= 0 && d < loadIncidentEvery*time.Duration(k+1)+loadIncidentFor; k-- {
+		if k < len(c.incidents) && c.incidents[k] == p {
+			return true
+		}
+	}
+	return false
 }
 
 // peersOf picks node i's peers: half in its own rack, the rest in one
@@ -129,10 +177,11 @@ func (c *loadCluster) slowNodes() map[string]bool {
 	return s
 }
 
-func mustJSON(v any) []byte {
+// openJSON returns v's JSON object without its closing brace.
+func openJSON(v any) []byte {
 	b, err := json.Marshal(v)
-	if err != nil {
-		panic("BUG: " + err.Error())
+	if err != nil || len(b) < 2 || b[len(b)-1] != '}' {
+		panic(fmt.Sprintf("BUG: encode %T: %v", v, err))
 	}
-	return b
+	return b[:len(b)-1]
 }
