@@ -25,6 +25,8 @@ type suspicion struct {
 	next       time.Time
 	decided    time.Time // confirmed or cleared at
 	lastSlow   time.Time // a confirmed target: its evidence last showed it slow
+	rack       string    // a rack suspicion (rackround.go): its rack
+	mild       bool      // opened or confirmed by the mild rule (mild.go)
 }
 
 // Detector is the fast path's suspicion and confirmation. Safe for
@@ -39,6 +41,10 @@ type Detector struct {
 	rounds    map[int64]*suspicion              // the suspicions with a round asked, by its id
 	queue     map[string][]reports.ProbeRequest // probe requests not yet handed out, by agent
 	hot       map[string]struct{}               // nodes that got far-above evidence since the last Step
+	rackSus   map[string]*suspicion             // the rack suspicions, by rack
+	gathering map[string]bool                   // racks a quarter of whose nodes are suspects, at the last Step
+	mildQueue []string                          // the nodes the mild rule has yet to look at in its round
+	mildBatch int                               // how many a Step
 	nextRound int64
 
 	opened atomic.Int64 // suspicions opened, ever
@@ -50,7 +56,8 @@ func New(cfg Config) *Detector {
 		panic(fmt.Sprintf("BUG: suspect.New: %v", err))
 	}
 	return &Detector{cfg: cfg, m: newModel(cfg.Rack), sus: map[string]*suspicion{},
-		rounds: map[int64]*suspicion{}, queue: map[string][]reports.ProbeRequest{}, hot: map[string]struct{}{}}
+		rounds: map[int64]*suspicion{}, queue: map[string][]reports.ProbeRequest{}, hot: map[string]struct{}{},
+		rackSus: map[string]*suspicion{}, gathering: map[string]bool{}}
 }
 
 // Observe takes the evidence of a heartbeat of reporter at now: its
@@ -168,7 +175,7 @@ func (d *Detector) Step(now time.Time, live func(node string) bool) []Verdict {
 				d.drop(t)
 			}
 		case s.state == Confirmed:
-			if d.stillSlow(now, s) {
+			if !s.mild && d.stillSlow(now, s) {
 				s.lastSlow = now
 			} else if now.Sub(s.lastSlow) >= HoldFor {
 				d.drop(t)
@@ -191,6 +198,7 @@ func (d *Detector) Step(now time.Time, live func(node string) bool) []Verdict {
 				s.state, s.decided, s.lastSlow = Confirmed, now, now
 				confirmed = append(confirmed, s)
 			}
+		case s.mild, d.heldByRack(now, s):
 		case !now.Before(s.next):
 			if s.cur = d.plan(now, s, live); s.cur == nil {
 				d.clear(now, s)
@@ -202,6 +210,12 @@ func (d *Detector) Step(now time.Time, live func(node string) bool) []Verdict {
 		}
 	}
 	d.open(now, live)
+	mild, cleared := d.mildStep(now, live)
+	for _, s := range cleared {
+		verdict(s, false)
+	}
+	confirmed = append(confirmed, mild...)
+	confirmed = append(confirmed, d.stepRacks(now, live)...)
 	d.racks()
 	for _, s := range confirmed {
 		verdict(s, true)
@@ -250,7 +264,8 @@ func (d *Detector) open(now time.Time, live func(string) bool) {
 			continue
 		}
 		for _, f := range d.rules(now, name, after) {
-			if s := d.sus[f.target]; s != nil && s.state != Cleared || f.peer != "" && !live(f.peer) {
+			// A strong suspicion takes over a mild one not confirmed.
+			if s := d.sus[f.target]; s != nil && s.state != Cleared && !(s.mild && s.state != Confirmed) || f.peer != "" && !live(f.peer) {
 				continue
 			}
 			d.opened.Add(1)

@@ -21,8 +21,11 @@ type round struct {
 	// suspect's peers it probes, others[i] another reporter of peers[i].
 	witnesses, controls []string
 	peers, others       []string
-	answers             map[ask]float64 // latencyMs, 0 until answered
-	probes              []Probe         // what was asked, for the view
+	// members[i] are the rack's nodes witnesses[i] probes, in a rack
+	// round.
+	members [][]string
+	answers map[ask]float64 // latencyMs, 0 until answered
+	probes  []Probe         // what was asked, for the view
 }
 
 // Probe is one probe request of a round, as the view shows it.
@@ -147,12 +150,18 @@ func (d *Detector) plan(now time.Time, s *suspicion, live func(string) bool) *ro
 	if s.peer != "" {
 		r.want(s.node, s.peer)
 	}
-	for _, a := range r.order() {
-		req := reports.ProbeRequest{Node: a.node, Blocks: d.cfg.Blocks, Round: id}
-		d.queue[a.agent] = append(d.queue[a.agent], req)
-		r.probes = append(r.probes, Probe{Agent: a.agent, Node: a.node, Blocks: d.cfg.Blocks, Round: id})
-	}
+	d.enqueue(r)
 	return r
+}
+
+// enqueue queues the probe requests of round r for their agents. The
+// caller holds d.mu.
+func (d *Detector) enqueue(r *round) {
+	for _, a := range r.order() {
+		req := reports.ProbeRequest{Node: a.node, Blocks: d.cfg.Blocks, Round: r.id}
+		d.queue[a.agent] = append(d.queue[a.agent], req)
+		r.probes = append(r.probes, Probe{Agent: a.agent, Node: a.node, Blocks: d.cfg.Blocks, Round: r.id})
+	}
 }
 
 func (n *member) rackOrEmpty() string {
@@ -260,7 +269,9 @@ func (d *Detector) judge(s *suspicion, r *round) Kind {
 		return ""
 	}
 	switch {
-	case inSlow && outSlow:
+	case inSlow && outSlow, inSlow && d.elevated(out), outSlow && d.elevated(in):
+		// A host 2 to 3 times slower, near Ratio, is far above in one
+		// direction and only raised in the other: both.
 		return Both
 	case inSlow:
 		return Inbound
@@ -268,6 +279,20 @@ func (d *Detector) judge(s *suspicion, r *round) Kind {
 		return Outbound
 	}
 	return ""
+}
+
+// elevated reports whether the median of the comparisons' ratios is at
+// least Config.MildRatio (never when the mild rule is off): a direction
+// slower than normal, if not far above.
+func (d *Detector) elevated(cs []comparison) bool {
+	if d.cfg.MildRatio == 0 || len(cs) < 2 {
+		return false
+	}
+	rs := make([]float64, len(cs))
+	for i, c := range cs {
+		rs[i] = c.ratio
+	}
+	return median(rs) >= d.cfg.MildRatio
 }
 
 // MinExcessMs is how much longer than its comparison a round's block must
