@@ -112,11 +112,18 @@ func (d *Detector) mildLook(now time.Time, name string, live func(string) bool) 
 	b := &n.mild
 	b.at, b.looked = now, true
 	limit := math.Log(d.cfg.MildRatio)
-	var far [2]bool
+	var far, judged [2]bool
 	for dir := range 2 {
-		far[dir] = ok[dir] && b.n[dir] >= mildWarm && x[dir]-b.base[dir] >= limit
+		judged[dir] = ok[dir] && b.n[dir] >= mildWarm
+		far[dir] = judged[dir] && x[dir]-b.base[dir] >= limit
 	}
 	s := d.sus[name]
+	if !judged[0] && !judged[1] { // a baseline still learning
+		if s == nil || s.state == Cleared {
+			d.learn(b, x, ok)
+		}
+		return nil, nil
+	}
 	if !far[0] && !far[1] {
 		b.run = 0
 		if s == nil || s.state == Cleared {
