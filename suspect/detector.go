@@ -170,6 +170,10 @@ func (d *Detector) Step(now time.Time, live func(node string) bool) []Verdict {
 				verdict(s, false)
 			}
 			d.drop(t)
+		case s.peer != "" && s.state != Confirmed && s.state != Cleared && (d.nodeSuspect(s.node) || d.nodeSuspect(s.peer)):
+			// An end of the link is a suspect itself (a slow rack's
+			// node whose own blocks came late): its rounds tell more.
+			d.drop(t)
 		case s.state == Cleared:
 			if now.Sub(s.decided) >= ClearedFor {
 				d.drop(t)
@@ -268,6 +272,9 @@ func (d *Detector) open(now time.Time, live func(string) bool) {
 			if s := d.sus[f.target]; s != nil && s.state != Cleared && !(s.mild && s.state != Confirmed) || f.peer != "" && !live(f.peer) {
 				continue
 			}
+			if f.peer != "" && (d.nodeSuspect(f.node) || d.nodeSuspect(f.peer)) {
+				continue
+			}
 			d.opened.Add(1)
 			d.sus[f.target] = &suspicion{target: f.target, node: f.node, peer: f.peer, opened: now,
 				state: Suspected, found: f, kind: f.rule, next: now.Add(d.cfg.RoundGap)}
@@ -276,6 +283,13 @@ func (d *Detector) open(now time.Time, live func(string) bool) {
 			}
 		}
 	}
+}
+
+// nodeSuspect reports whether name has a node suspicion not cleared.
+// The caller holds d.mu.
+func (d *Detector) nodeSuspect(name string) bool {
+	s := d.sus[name]
+	return s != nil && s.peer == "" && s.state != Cleared
 }
 
 // dropLinks drops the suspicions of node's links not yet confirmed: a
