@@ -50,6 +50,21 @@ type mildBase struct {
 	excess [2]float64 // the run's looks' sum of each direction's excess over the baseline
 	seen   [2]int     // the run's looks with each direction measured
 	looked bool       // at is set
+	// last is each direction's excess over the baseline at the last
+	// look, lastOK whether it was judged.
+	last   [2]float64
+	lastOK [2]bool
+}
+
+// raised reports whether the mild rule's last look found node's
+// direction dir (0 inbound, 1 outbound) at least MildRatio times its
+// baseline. The caller holds d.mu.
+func (d *Detector) raised(node string, dir int) bool {
+	n := d.m.nodes[node]
+	if n == nil || d.cfg.MildRatio == 0 || !n.mild.lastOK[dir] {
+		return false
+	}
+	return n.mild.last[dir] >= math.Log(d.cfg.MildRatio)
 }
 
 // mildStep looks at the next nodes of a round over all of them, a round
@@ -106,7 +121,10 @@ func (d *Detector) mildLook(now time.Time, name string, live func(string) bool) 
 			x[dir], ok[dir] = math.Log(median(d.m.scratch)), true
 		}
 	}
-	if !ok[0] && !ok[1] {
+	// A look waits for both directions of a node measured both ways
+	// (up to twice mildEvery), so that a run sees both.
+	enough := func(dir int, pairs map[string]*obs) bool { return ok[dir] || len(pairs) < mildMinPairs }
+	if !ok[0] && !ok[1] || !(enough(0, n.in) && enough(1, n.out)) && n.mild.looked && now.Sub(n.mild.at) < 2*mildEvery {
 		return nil, nil // too little measured since the last look
 	}
 	b := &n.mild
@@ -116,6 +134,9 @@ func (d *Detector) mildLook(now time.Time, name string, live func(string) bool) 
 	for dir := range 2 {
 		judged[dir] = ok[dir] && b.n[dir] >= mildWarm
 		far[dir] = judged[dir] && x[dir]-b.base[dir] >= limit
+	}
+	for dir := range 2 {
+		b.last[dir], b.lastOK[dir] = x[dir]-b.base[dir], judged[dir]
 	}
 	s := d.sus[name]
 	if !judged[0] && !judged[1] { // a baseline still learning

@@ -269,9 +269,10 @@ func (d *Detector) judge(s *suspicion, r *round) Kind {
 		return ""
 	}
 	switch {
-	case inSlow && outSlow, inSlow && d.elevated(out), outSlow && d.elevated(in):
+	case inSlow && outSlow, inSlow && d.raised(s.node, 1), outSlow && d.raised(s.node, 0):
 		// A host 2 to 3 times slower, near Ratio, is far above in one
-		// direction and only raised in the other: both.
+		// direction and only raised above its own baseline in the
+		// other (the mild rule's last look): both.
 		return Both
 	case inSlow:
 		return Inbound
@@ -279,20 +280,6 @@ func (d *Detector) judge(s *suspicion, r *round) Kind {
 		return Outbound
 	}
 	return ""
-}
-
-// elevated reports whether the median of the comparisons' ratios is at
-// least Config.MildRatio (never when the mild rule is off): a direction
-// slower than normal, if not far above.
-func (d *Detector) elevated(cs []comparison) bool {
-	if d.cfg.MildRatio == 0 || len(cs) < 2 {
-		return false
-	}
-	rs := make([]float64, len(cs))
-	for i, c := range cs {
-		rs[i] = c.ratio
-	}
-	return median(rs) >= d.cfg.MildRatio
 }
 
 // MinExcessMs is how much longer than its comparison a round's block must
