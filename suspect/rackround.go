@@ -20,7 +20,8 @@ const rackMembers = 4
 //
 // rackSuspects returns, for each rack at least three quarters of whose
 // known nodes (at least two) are node suspects, its suspects, sorted;
-// and it notes the racks at least a quarter of whose nodes are (d.gather).
+// and it notes the racks at least a quarter of whose nodes (at least two)
+// are (d.gathering): one suspect of a rack of three is no rack.
 // The caller holds d.mu.
 func (d *Detector) rackSuspects() map[string][]string {
 	clear(d.gathering)
@@ -42,7 +43,7 @@ func (d *Detector) rackSuspects() map[string][]string {
 		if count[r] < 2 {
 			continue
 		}
-		if 4*len(ns) >= count[r] {
+		if len(ns) >= 2 && 4*len(ns) >= count[r] {
 			d.gathering[r] = true
 		}
 		if 4*len(ns) >= 3*count[r] {
