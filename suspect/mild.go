@@ -170,6 +170,7 @@ func (d *Detector) mildLook(now time.Time, name string, live func(string) bool) 
 	// least half the limit (a host 1.5 times slower is far above in one
 	// look, only raised in the next).
 	raised := func(dir int) bool { return b.seen[dir] > 0 && b.excess[dir]/float64(b.seen[dir]) >= limit/2 }
+	raisedRun := func(dir int) bool { return b.excess[dir]/float64(b.seen[dir]) >= limit }
 	kind := Both
 	switch {
 	case !raised(1):
@@ -190,6 +191,11 @@ func (d *Detector) mildLook(now time.Time, name string, live func(string) bool) 
 	case s.state == Confirmed:
 		if s.mild {
 			s.lastSlow = now
+		}
+		// A host whose strong rounds found one direction, the other
+		// raised over two looks since: both.
+		if b.run >= 2 && (s.kind == Inbound && b.seen[1] >= 2 && raisedRun(1) || s.kind == Outbound && b.seen[0] >= 2 && raisedRun(0)) {
+			s.kind = Both
 		}
 		return nil, nil
 	case b.run < MildRounds:
