@@ -77,13 +77,12 @@ func (s *service) apply(c *cluster) error {
 		if s.matrix == nil {
 			continue
 		}
-		s.matrix.Forget(name)
+		// As the service takes a report: it replaces its reporter's row
+		// (diagnosis.Matrix.Replace) and feeds the link confirmer.
 		s.reported[name] = r.at
 		s.confirm.Report(name, r.at, r.latencies)
-		for _, l := range r.latencies {
-			if err := s.matrix.Add(name, l.Node, l.LatencyMs, int(min(l.Samples, 1<<31-1)), r.at); err != nil {
-				return fmt.Errorf("simulate: %w", err)
-			}
+		if err := s.matrix.Replace(name, r.latencies, r.at); err != nil {
+			return fmt.Errorf("simulate: %w", err)
 		}
 	}
 	s.pending = s.pending[:0]

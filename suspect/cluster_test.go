@@ -39,6 +39,8 @@ type cluster struct {
 	// confirmation of each target, kinds its kind then.
 	verdicts []Verdict
 	entered  map[string]Verdict
+	// asked counts the blocks each agent was asked for.
+	asked map[string]int
 }
 
 const heartbeat = 3 * time.Second
@@ -48,7 +50,7 @@ func newCluster(t *testing.T, n int, cfg Config, racks int) *cluster {
 	c := &cluster{t: t, rack: map[string]string{}, start: time.Unix(1_700_000_000, 0),
 		rng: rand.New(rand.NewPCG(uint64(n), 7)), order: map[string][]string{},
 		blocks: map[string]map[reports.RecentLatency][]float64{}, answers: map[string]time.Time{},
-		entered: map[string]Verdict{}}
+		entered: map[string]Verdict{}, asked: map[string]int{}}
 	c.now = c.start
 	for i := range n {
 		name := fmt.Sprintf("10.0.0.%d:9866", i+1)
@@ -99,6 +101,7 @@ func (c *cluster) heartbeat(a string) {
 		if !slices.Contains(c.peersOf(a), r.Node) {
 			c.t.Errorf("%s asked to probe %s, not one of its peers", a, r.Node)
 		}
+		c.asked[a] += r.Blocks
 		for range r.Blocks {
 			c.record(a, r.Node, r.Round)
 		}

@@ -15,6 +15,8 @@ const (
 	EnabledKey = "slowpeer.suspect.enabled"
 	// RatioKey is Config.Ratio.
 	RatioKey = "slowpeer.suspect.ratio"
+	// MildRatioKey is Config.MildRatio.
+	MildRatioKey = "slowpeer.suspect.mild.ratio"
 	// RoundsKey is Config.Rounds.
 	RoundsKey = "slowpeer.confirm.rounds"
 
@@ -23,6 +25,11 @@ const (
 	// path and the second line agree on what slow means; a 1.5× node is
 	// left to the second line.
 	DefaultRatio = 3.0
+	// DefaultMildRatio: 1.3 times a node's own baseline, for a minute
+	// (MildRounds looks): the median of tens of reporters' blocks moves
+	// by about 5 % from one look to the next on a healthy node, so 30 %
+	// is five times that, and a node 1.5 times slower is 15 % above it.
+	DefaultMildRatio = 1.3
 	// DefaultRounds: two rounds, the fewest that a pause caught by one
 	// round cannot pass alone.
 	DefaultRounds = 2
@@ -63,6 +70,11 @@ type Config struct {
 	// Ratio mirrors slowpeer.suspect.ratio (default DefaultRatio):
 	// evidence this many times the expected latency is far above.
 	Ratio float64
+	// MildRatio mirrors slowpeer.suspect.mild.ratio (default
+	// DefaultMildRatio): a node this many times slower than its own
+	// baseline for MildRounds looks in a row is confirmed (mild.go); 0
+	// turns the mild rule off.
+	MildRatio float64
 	// Rounds mirrors slowpeer.confirm.rounds (default DefaultRounds):
 	// the confirmation rounds, separated in time, that must all find a
 	// suspect far above.
@@ -86,7 +98,7 @@ type Config struct {
 
 // DefaultConfig returns the defaults, without topology.
 func DefaultConfig() Config {
-	return Config{Ratio: DefaultRatio, Rounds: DefaultRounds, RoundGap: DefaultRoundGap,
+	return Config{Ratio: DefaultRatio, MildRatio: DefaultMildRatio, Rounds: DefaultRounds, RoundGap: DefaultRoundGap,
 		Witnesses: DefaultWitnesses, Blocks: DefaultBlocks, Learn: DefaultLearn}
 }
 
@@ -95,6 +107,8 @@ func (c Config) Validate() error {
 	switch {
 	case !(c.Ratio > 1) || c.Ratio > 1000:
 		return fmt.Errorf("suspect ratio (%s) must be above 1 and at most 1000, got %v", RatioKey, c.Ratio)
+	case c.MildRatio != 0 && !(c.MildRatio > 1 && c.MildRatio < c.Ratio):
+		return fmt.Errorf("mild ratio (%s) must be 0 (off) or above 1 and below %s, got %v", MildRatioKey, RatioKey, c.MildRatio)
 	case c.Rounds < 1 || c.Rounds > 10:
 		return fmt.Errorf("confirmation rounds (%s) must be 1 to 10, got %d", RoundsKey, c.Rounds)
 	case c.RoundGap < 0:

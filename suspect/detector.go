@@ -26,6 +26,8 @@ type suspicion struct {
 	next       time.Time
 	decided    time.Time // confirmed or cleared at
 	lastSlow   time.Time // a confirmed target: its evidence last showed it slow
+	rack       string    // a rack suspicion (rackround.go): its rack
+	mild       bool      // opened or confirmed by the mild rule (mild.go)
 }
 
 // hotness is how a node got far-above evidence since the last Step: as
@@ -49,6 +51,10 @@ type Detector struct {
 	rounds    map[int64]*suspicion              // the suspicions with a round asked, by its id
 	queue     map[string][]reports.ProbeRequest // probe requests not yet handed out, by agent
 	hot       map[string]hotness                // nodes that got or sent far-above evidence since the last Step
+	rackSus   map[string]*suspicion             // the rack suspicions, by rack
+	gathering map[string]bool                   // racks a quarter of whose nodes are suspects, at the last Step
+	mildQueue []string                          // the nodes the mild rule has yet to look at in its round
+	mildBatch int                               // how many a Step
 	nextRound int64
 	// inMemo holds, during a Step, the evidence towards each node that
 	// inbound computed (rules.go); nil outside.
@@ -84,7 +90,7 @@ func New(cfg Config) *Detector {
 	}
 	return &Detector{cfg: cfg, m: newModel(cfg.Rack), sus: map[string]*suspicion{},
 		rounds: map[int64]*suspicion{}, queue: map[string][]reports.ProbeRequest{}, hot: map[string]hotness{},
-		waiting: map[string]struct{}{}}
+		waiting: map[string]struct{}{}, rackSus: map[string]*suspicion{}, gathering: map[string]bool{}}
 }
 
 // Observe takes the evidence of a heartbeat of reporter at now: its
@@ -249,12 +255,16 @@ func (d *Detector) Step(now time.Time, live func(node string) bool) []Verdict {
 				verdict(s, false)
 			}
 			d.drop(t)
+		case s.peer != "" && s.state != Confirmed && s.state != Cleared && (d.nodeSuspect(s.node) || d.nodeSuspect(s.peer)):
+			// An end of the link is a suspect itself (a slow rack's
+			// node whose own blocks came late): its rounds tell more.
+			d.drop(t)
 		case s.state == Cleared:
 			if now.Sub(s.decided) >= ClearedFor {
 				d.drop(t)
 			}
 		case s.state == Confirmed:
-			if d.stillSlow(now, s) {
+			if !s.mild && d.stillSlow(now, s) {
 				s.lastSlow = now
 			} else if now.Sub(s.lastSlow) >= HoldFor {
 				d.drop(t)
@@ -277,6 +287,7 @@ func (d *Detector) Step(now time.Time, live func(node string) bool) []Verdict {
 				s.state, s.decided, s.lastSlow = Confirmed, now, now
 				confirmed = append(confirmed, s)
 			}
+		case s.mild, d.heldByRack(now, s):
 		case !now.Before(s.next):
 			if s.cur = d.plan(now, s, live); s.cur == nil {
 				d.clear(now, s)
@@ -288,6 +299,12 @@ func (d *Detector) Step(now time.Time, live func(node string) bool) []Verdict {
 		}
 	}
 	d.open(now, live)
+	mild, cleared := d.mildStep(now, live)
+	for _, s := range cleared {
+		verdict(s, false)
+	}
+	confirmed = append(confirmed, mild...)
+	confirmed = append(confirmed, d.stepRacks(now, live)...)
 	d.racks()
 	for _, s := range confirmed {
 		verdict(s, true)
@@ -337,7 +354,11 @@ func (d *Detector) open(now time.Time, live func(string) bool) {
 			continue
 		}
 		for _, f := range d.rules(now, name, hot[name], after) {
-			if s := d.sus[f.target]; s != nil && s.state != Cleared || f.peer != "" && !live(f.peer) {
+			// A strong suspicion takes over a mild one not confirmed.
+			if s := d.sus[f.target]; s != nil && s.state != Cleared && !(s.mild && s.state != Confirmed) || f.peer != "" && !live(f.peer) {
+				continue
+			}
+			if f.peer != "" && (d.nodeSuspect(f.node) || d.nodeSuspect(f.peer)) {
 				continue
 			}
 			d.opened.Add(1)
@@ -348,6 +369,13 @@ func (d *Detector) open(now time.Time, live func(string) bool) {
 			}
 		}
 	}
+}
+
+// nodeSuspect reports whether name has a node suspicion not cleared.
+// The caller holds d.mu.
+func (d *Detector) nodeSuspect(name string) bool {
+	s := d.sus[name]
+	return s != nil && s.peer == "" && s.state != Cleared
 }
 
 // dropLinks drops the suspicions of node's links not yet confirmed: a

@@ -62,9 +62,23 @@
 // RoundGap after the suspicion), all find it far above; the first round
 // that does not clears it. A pause shorter than the rounds' span (a
 // garbage collection of a few seconds) cannot confirm itself. A node of a
-// rack whose known nodes are all suspects at once is confirmed of kind
-// rack. A confirmed target stays confirmed while its evidence still shows
+// rack three quarters of whose known nodes are suspects at once is confirmed
+// as one target (rackround.go): its rounds ask a few witnesses outside it
+// for blocks to several of its nodes each and to a control outside it,
+// instead of a round for each node, and confirm each of its node
+// suspicions of kind rack. A link is not suspected while an end is a node
+// suspect. A confirmed target stays confirmed while its evidence still shows
 // it slow, and HoldFor after.
+//
+// # Mild slowdowns
+//
+// A node 1.5 to 3 times slower than it was is never far above. The mild
+// rule (mild.go) compares each node with its own baseline instead: every
+// 15 s the median of the blocks towards it since the last look (and apart
+// of its own blocks), over the cluster's level, against a slow average of
+// the same; Config.MildRatio times the baseline in MildRounds looks in a
+// row confirms it, without probe requests. A node slow from the start is
+// the cluster's spread, not a fault, and is never confirmed by it.
 //
 // # Small clusters
 //

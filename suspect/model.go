@@ -44,6 +44,8 @@ type member struct {
 	// reported is the last heartbeat with recent latencies: the node is
 	// an agent that answers probe requests.
 	reported time.Time
+	// mild is the node's baseline for the mild rule (mild.go).
+	mild mildBase
 }
 
 // model holds the latest latencies and the levels. Not safe for

@@ -21,8 +21,11 @@ type round struct {
 	// suspect's peers it probes, others[i] another reporter of peers[i].
 	witnesses, controls []string
 	peers, others       []string
-	answers             map[ask]float64 // latencyMs, 0 until answered
-	probes              []Probe         // what was asked, for the view
+	// members[i] are the rack's nodes witnesses[i] probes, in a rack
+	// round.
+	members [][]string
+	answers map[ask]float64 // latencyMs, 0 until answered
+	probes  []Probe         // what was asked, for the view
 }
 
 // Probe is one probe request of a round, as the view shows it.
@@ -147,13 +150,19 @@ func (d *Detector) plan(now time.Time, s *suspicion, live func(string) bool) *ro
 	if s.peer != "" {
 		r.want(s.node, s.peer)
 	}
+	d.enqueue(r)
+	return r
+}
+
+// enqueue queues the probe requests of round r for their agents. The
+// caller holds d.mu.
+func (d *Detector) enqueue(r *round) {
 	for _, a := range r.order() {
-		req := reports.ProbeRequest{Node: a.node, Blocks: d.cfg.Blocks, Round: id}
+		req := reports.ProbeRequest{Node: a.node, Blocks: d.cfg.Blocks, Round: r.id}
 		d.queue[a.agent] = append(d.queue[a.agent], req)
 		d.setWaiting(a.agent, true)
-		r.probes = append(r.probes, Probe{Agent: a.agent, Node: a.node, Blocks: d.cfg.Blocks, Round: id})
+		r.probes = append(r.probes, Probe{Agent: a.agent, Node: a.node, Blocks: d.cfg.Blocks, Round: r.id})
 	}
-	return r
 }
 
 func (n *member) rackOrEmpty() string {
@@ -261,7 +270,10 @@ func (d *Detector) judge(s *suspicion, r *round) Kind {
 		return ""
 	}
 	switch {
-	case inSlow && outSlow:
+	case inSlow && outSlow, inSlow && d.raised(s.node, 1), outSlow && d.raised(s.node, 0):
+		// A host 2 to 3 times slower, near Ratio, is far above in one
+		// direction and only raised above its own baseline in the
+		// other (the mild rule's last look): both.
 		return Both
 	case inSlow:
 		return Inbound

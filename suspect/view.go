@@ -23,8 +23,12 @@ type View struct {
 	Decided *time.Time `json:"decided,omitempty"`
 	// Evidence is what opened it.
 	Evidence Evidence `json:"evidence"`
-	// Rounds is how many rounds found it far above.
+	// Rounds is how many rounds found it far above: for a mild
+	// suspicion, the looks in a row.
 	Rounds int `json:"rounds"`
+	// Mild is true for a suspicion of the mild rule: a node slower than
+	// its own baseline, confirmed without probe requests.
+	Mild bool `json:"mild,omitempty"`
 	// Probes are the requests of its rounds, the last round's last.
 	Probes []Probe `json:"probes"`
 }
@@ -47,7 +51,7 @@ func (d *Detector) Suspects(now time.Time) []View {
 	out := make([]View, 0, len(d.sus))
 	for _, s := range d.sus {
 		v := View{Target: s.target, Node: s.node, Peer: s.peer, Kind: s.kind, State: s.state,
-			Since: s.opened, Rounds: s.passed, Probes: slices.Clone(s.past),
+			Since: s.opened, Rounds: s.passed, Mild: s.mild, Probes: slices.Clone(s.past),
 			Evidence: Evidence{Rule: s.found.rule, Reporters: s.found.reporters,
 				LatencyMs: s.found.latencyMs, ExpectedMs: s.found.expectedMs}}
 		if s.cur != nil {
