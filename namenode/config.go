@@ -65,11 +65,13 @@ const (
 	SlowEnterReportersKey = "slowpeer.slow.enter.reporters"
 	SlowLeaveAfterKey     = "slowpeer.slow.leave.after"
 
-	// SuspectEnabledKey, SuspectRatioKey and ConfirmRoundsKey are the
+	// SuspectEnabledKey, SuspectRatioKey, SuspectMildRatioKey and
+	// ConfirmRoundsKey are the
 	// fast path's (suspects.go, package suspect).
-	SuspectEnabledKey = suspect.EnabledKey
-	SuspectRatioKey   = suspect.RatioKey
-	ConfirmRoundsKey  = suspect.RoundsKey
+	SuspectEnabledKey   = suspect.EnabledKey
+	SuspectRatioKey     = suspect.RatioKey
+	SuspectMildRatioKey = suspect.MildRatioKey
+	ConfirmRoundsKey    = suspect.RoundsKey
 )
 
 // Service defaults that have no Hadoop key.

@@ -133,6 +133,8 @@ var namenodeKeys = keys[namenode.Config]{
 		field: func(c *namenode.Config) any { return &c.SuspectEnabled }},
 	{name: namenode.SuspectRatioKey, unit: decimal, min: 1, max: 1000,
 		field: func(c *namenode.Config) any { return &c.Suspect.Ratio }},
+	{name: namenode.SuspectMildRatioKey, unit: decimal, min: 0, max: 1000,
+		field: func(c *namenode.Config) any { return &c.Suspect.MildRatio }},
 	{name: namenode.ConfirmRoundsKey, unit: count, min: 1, max: 10,
 		field: func(c *namenode.Config) any { return &c.Suspect.Rounds }},
 	{name: disk.SamplingPercentageKey, unit: count, min: 0, max: 100,
