@@ -6,9 +6,17 @@ import (
 	"time"
 )
 
-// minLatencyMs replaces latencies below it (a zero, say) before taking
-// logarithms: one microsecond, below what any agent measures.
-const minLatencyMs = 1e-3
+// Latencies are clamped to [minLatencyMs, maxLatencyMs] before taking
+// logarithms: below one microsecond (a zero, say) is less than any agent
+// measures, above a billion milliseconds (11 days) more than any waits.
+// The upper bound keeps the fit's effects, which can reach past the data,
+// and the latencies of findings (their exponentials) finite: a latency of
+// 1e300 ms, valid input, made a finding of +Inf ms, which JSON cannot
+// carry.
+const (
+	minLatencyMs = 1e-3
+	maxLatencyMs = 1e9
+)
 
 // fit is the robust two-way fit of the valid cells of a Matrix, in log
 // latency: y = mu + s[sender] + r[receiver] + residual. Its slices are
@@ -68,7 +76,7 @@ func (f *fit) load(m *Matrix, t time.Duration) {
 				continue
 			}
 			f.peer = append(f.peer, c.peer)
-			f.y = append(f.y, math.Log(max(c.latencyMs, minLatencyMs)))
+			f.y = append(f.y, math.Log(min(max(c.latencyMs, minLatencyMs), maxLatencyMs)))
 			f.w = append(f.w, math.Sqrt(max(float64(c.samples), 1)))
 			f.nCol[c.peer]++
 		}

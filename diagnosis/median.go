@@ -1,5 +1,7 @@
 package diagnosis
 
+import "math"
+
 // pair is a value and its weight.
 type pair struct{ x, w float64 }
 
@@ -7,11 +9,21 @@ type pair struct{ x, w float64 }
 // values ≤ x reaches half the total weight: the value gonum's
 // stat.Quantile(0.5, stat.Empirical, x, w) gives on p sorted (the lower
 // median, with unit weights). It finds it by selection, in expected O(n),
-// reordering p. Weights must be positive and p not empty.
+// reordering p. The fit's weights are finite and positive; should one not
+// be (NaN, infinite, zero or negative), or their sum overflow, every
+// weight of p is set to 1 and the median is the unweighted one: with a
+// NaN total no value reached half of it and the selection ran off the
+// end of p. It returns 0 for an empty p.
 func weightedMedian(p []pair) float64 {
-	var total float64
-	for _, e := range p {
-		total += e.w
+	if len(p) == 0 {
+		return 0
+	}
+	total := weightSum(p)
+	if !(total <= math.MaxFloat64) {
+		for i := range p {
+			p[i].w = 1
+		}
+		total = float64(len(p))
 	}
 	half := 0.5 * total
 	var before float64 // weight of the values left of p[lo:hi], all ≤ them
@@ -57,7 +69,29 @@ func weightedMedian(p []pair) float64 {
 			return e.x
 		}
 	}
-	return rest[len(rest)-1].x // rounding left the total a hair short
+	if len(rest) > 0 {
+		return rest[len(rest)-1].x // rounding left the total a hair short
+	}
+	// Unreachable with valid weights; p[:lo] holds the values below
+	// p[hi:], so their largest is the nearest answer.
+	x := p[0].x
+	for _, e := range p[:lo] {
+		x = max(x, e.x)
+	}
+	return x
+}
+
+// weightSum is the sum of the weights of p, or NaN if one of them is not
+// finite and positive.
+func weightSum(p []pair) float64 {
+	var total float64
+	for _, e := range p {
+		if !(e.w > 0 && e.w <= math.MaxFloat64) {
+			return math.NaN()
+		}
+		total += e.w
+	}
+	return total
 }
 
 // pivot is the median of three values.
