@@ -35,16 +35,24 @@ var (
 	e2eAgentConf = defines(datanodeKeys, datanode.DefaultLocalConfig(), datanode.DefaultConfig())
 
 	// e2eBound is how long after every agent is live the slow node must
-	// be in /slowpeers with e2eMinReporters reporters. The report an agent
-	// sends at start is empty (it has timed nothing yet); the next one is
-	// due a report interval R after that was delivered and rides on the
-	// next heartbeat (every H), so it goes at most R + H after the start,
-	// and so does each one after it. The first report that could name the
-	// slow node is thus due by R + H, and three report intervals after
-	// that is 4 × (R + H) = 24 s with the preset's 5s and 1s. Measured on
-	// an idle 2-core VM: 6 to 11 s.
-	e2eBound = 4 * (datanode.DefaultLocalConfig().ReportInterval + datanode.DefaultLocalConfig().HeartbeatInterval)
+	// be in /slowpeers with e2eMinReporters reporters. An agent's outlier
+	// test names a peer only once every peer has the preset's 100 samples:
+	// its coverage rounds share 8 packets every 50 ms (160 a second) among
+	// its 11 peers, so that takes 100 × 11 / 160 ≈ 6.9 s. The next report
+	// then goes at most a report interval R plus a heartbeat H later, and
+	// three report intervals after that is 4 × (R + H): 6.9 + 24 ≈ 31 s
+	// with the preset's 5s and 1s. Measured with -race on an idle 2-core
+	// VM: 14 to 19 s (before the preset took 100 samples, 6 to 11 s).
+	e2eBound = e2eSampling(datanode.DefaultLocalConfig()) +
+		4*(datanode.DefaultLocalConfig().ReportInterval+datanode.DefaultLocalConfig().HeartbeatInterval)
 )
+
+// e2eSampling is how long an agent of cfg with e2eAgents−1 peers takes
+// to give every peer its outlier test's minimum of samples.
+func e2eSampling(cfg datanode.Config) time.Duration {
+	perSecond := float64(cfg.ProbePackets) / cfg.ProbeInterval.Seconds()
+	return time.Duration(float64(cfg.MinOutlierDetectionSamples*(e2eAgents-1)) / perSecond * float64(time.Second))
+}
 
 // The cluster of TestEndToEnd: starting, watching and stopping it.
 
