@@ -274,9 +274,7 @@ func (d *Detector) Step(now time.Time, live func(node string) bool) []Verdict {
 				continue
 			}
 			k := d.judge(s, s.cur)
-			s.past = append(s.past, s.cur.probes...)
-			delete(d.rounds, s.cur.id)
-			s.cur = nil
+			d.endRound(s)
 			if k == "" {
 				d.clear(now, s)
 				verdict(s, false)
@@ -325,12 +323,19 @@ func (d *Detector) targets() []string {
 
 // clear marks s cleared at now. The caller holds d.mu.
 func (d *Detector) clear(now time.Time, s *suspicion) {
-	if s.cur != nil {
-		s.past = append(s.past, s.cur.probes...)
-		delete(d.rounds, s.cur.id)
-		s.cur = nil
-	}
+	d.endRound(s)
 	s.state, s.decided = Cleared, now
+}
+
+// endRound ends the round s has asked, if any: its probes join the
+// past ones and its answers are no longer awaited. The caller holds d.mu.
+func (d *Detector) endRound(s *suspicion) {
+	if s.cur == nil {
+		return
+	}
+	s.past = append(s.past, s.cur.probes...)
+	delete(d.rounds, s.cur.id)
+	s.cur = nil
 }
 
 // open judges the nodes that got far-above evidence and opens the

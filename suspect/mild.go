@@ -207,11 +207,7 @@ func (d *Detector) mildLook(now time.Time, name string, live func(string) bool) 
 	// MildRounds looks in a row: confirmed, and a strong suspicion whose
 	// rounds have not (a node 2 to 3 times slower, near Ratio) is taken
 	// over.
-	if s.cur != nil {
-		s.past = append(s.past, s.cur.probes...)
-		delete(d.rounds, s.cur.id)
-		s.cur = nil
-	}
+	d.endRound(s)
 	s.mild, s.kind, s.passed = true, kind, b.run
 	s.state, s.decided, s.lastSlow = Confirmed, now, now
 	return s, nil

@@ -112,9 +112,7 @@ func (d *Detector) stepRacks(now time.Time, live func(string) bool) []*suspicion
 		// The rack's own node suspicions wait for its rounds.
 		for _, m := range members {
 			if s := d.sus[m]; s.cur != nil && s.state != Confirmed {
-				s.past = append(s.past, s.cur.probes...)
-				delete(d.rounds, s.cur.id)
-				s.cur = nil
+				d.endRound(s)
 			}
 		}
 		if rs.state != Confirmed {
@@ -124,9 +122,7 @@ func (d *Detector) stepRacks(now time.Time, live func(string) bool) []*suspicion
 					continue
 				}
 				ok := d.judgeRack(rs, rs.cur)
-				rs.past = append(rs.past, rs.cur.probes...)
-				delete(d.rounds, rs.cur.id)
-				rs.cur = nil
+				d.endRound(rs)
 				if !ok {
 					rs.state, rs.decided = Cleared, now
 					continue
