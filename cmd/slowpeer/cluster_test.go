@@ -61,7 +61,8 @@ type cluster struct {
 	base   string // the service's base URL
 	nn     *proc
 	agents []*proc
-	live   time.Time // when every agent was live at the service
+	live   time.Time       // when every agent was live at the service
+	lone   map[string]bool // nodes one peer alone has named, logged once
 	client *http.Client
 	poll   *time.Ticker
 }
@@ -74,7 +75,7 @@ func startCluster(t *testing.T, bin string, slow int) *cluster {
 	ports := freePorts(t, e2eAgents+1)
 	confDir := t.TempDir() // no hdfs-site.xml: defaults and -D only
 	c := &cluster{base: "http://" + ports[0], client: &http.Client{Timeout: 5 * time.Second},
-		poll: time.NewTicker(e2ePoll)}
+		poll: time.NewTicker(e2ePoll), lone: map[string]bool{}}
 	t.Cleanup(c.poll.Stop)
 	t.Cleanup(c.client.CloseIdleConnections)
 	c.nn = startProc(t, bin, "namenode", ports[0], append([]string{"namenode", "-listen", ports[0], "-conf", confDir,
@@ -233,33 +234,45 @@ func (c *cluster) checkJMX(t *testing.T, slow string) {
 		t.Fatalf("/jmx NameNodeStatus: %+v", doc)
 	}
 	var nodes []reports.SlowNode
-	if err := json.Unmarshal([]byte(*doc.Beans[0].SlowPeersReport), &nodes); err != nil || len(nodes) != 1 || nodes[0].Node != slow {
-		t.Fatalf("/jmx SlowPeersReport %q (%v), want %s only", *doc.Beans[0].SlowPeersReport, err, slow)
+	if err := json.Unmarshal([]byte(*doc.Beans[0].SlowPeersReport), &nodes); err != nil {
+		t.Fatalf("/jmx SlowPeersReport %q: %v", *doc.Beans[0].SlowPeersReport, err)
+	}
+	if nodes = c.corroborated(t, nodes); len(nodes) != 1 || nodes[0].Node != slow {
+		t.Fatalf("/jmx SlowPeersReport %q: want %s alone named by two or more peers", *doc.Beans[0].SlowPeersReport, slow)
 	}
 }
 
 // tested returns how many agents have delivered a slow-peer report from
-// an outlier test that ran (enough peers with enough samples), checking
-// that no agent ever reported a slow peer.
+// an outlier test that ran (enough peers with enough samples).
 func (c *cluster) tested(t *testing.T) int {
 	t.Helper()
 	n := 0
 	for _, p := range c.agents {
 		ran := false
 		for _, line := range strings.Split(p.logText(), "\n") {
-			if !strings.Contains(line, `msg="slow-peer report delivered"`) {
-				continue
-			}
-			if !strings.Contains(line, " slowPeers=0 ") {
-				c.fail(t, "%s reported a slow peer: %s", p.name, line)
-			}
-			ran = ran || strings.Contains(line, " skipped=false ")
+			ran = ran || strings.Contains(line, `msg="slow-peer report delivered"`) && strings.Contains(line, " skipped=false ")
 		}
 		if ran {
 			n++
 		}
 	}
 	return n
+}
+
+// corroborated returns the nodes of a /slowpeers report that two or more
+// peers name, logging each other node the first time (see TestEndToEnd).
+func (c *cluster) corroborated(t *testing.T, nodes []reports.SlowNode) []reports.SlowNode {
+	t.Helper()
+	return slices.DeleteFunc(nodes, func(n reports.SlowNode) bool {
+		if len(n.Reporters) >= 2 {
+			return false
+		}
+		if !c.lone[n.Node] {
+			t.Logf("after %v one peer alone names %s: %+v", time.Since(c.live).Round(time.Second), n.Node, n.Reporters)
+			c.lone[n.Node] = true
+		}
+		return true
+	})
 }
 
 // stop sends SIGTERM to every process and checks that each exits 0 in

