@@ -40,3 +40,27 @@ func TestSimulateDiskBaseline(t *testing.T) {
 		}
 	}
 }
+
+// TestHealthyDisksBothSides checks that a healthy run's disks add to
+// slowpeer's figures with the fast path and without alike: a false slow
+// disk is neither the fast path's nor missing from today's path.
+func TestHealthyDisksBothSides(t *testing.T) {
+	network := Result{Slowpeer: Metrics{FlapsPerHour: 0.25}, WithoutFastPath: &Metrics{},
+		Hadoop: Metrics{FalsePositives: 18, FalsePositiveEntities: make([]string, 18)}}
+	disks := Result{
+		Slowpeer: Metrics{FalsePositives: 1, FalsePositiveEntities: []string{"10.1.0.246:9866:/data/1"}, FlapsPerHour: 0.75},
+		Hadoop:   Metrics{FalsePositives: 2, FalsePositiveEntities: []string{"a:/data/0", "b:/data/3"}, FlapsPerHour: 1},
+	}
+	r := addDisks(network, disks)
+	with, without := r.Slowpeer, r.WithoutFastPath
+	if with.FalsePositives != 1 || without == nil || without.FalsePositives != 1 ||
+		without.FalsePositiveEntities[0] != "10.1.0.246:9866:/data/1" || with.FlapsPerHour != 1 || without.FlapsPerHour != 0.75 {
+		t.Fatalf("with the fast path %+v, without %+v", with, without)
+	}
+	if r.Hadoop.FalsePositives != 20 || network.WithoutFastPath.FalsePositives != 0 {
+		t.Fatalf("Hadoop %+v; the network's own figures changed: %+v", r.Hadoop, network.WithoutFastPath)
+	}
+	if r := addDisks(Result{}, disks); r.WithoutFastPath != nil {
+		t.Fatalf("without the fast path's run: %+v", r.WithoutFastPath)
+	}
+}

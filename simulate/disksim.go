@@ -254,8 +254,19 @@ func withHealthyDisks(ctx context.Context, cfg Config, r Result) (Result, error)
 	if err != nil {
 		return Result{}, err
 	}
+	return addDisks(r, d), nil
+}
+
+// addDisks adds to r, the network's figures of a healthy run, d, its
+// disks'. Slowpeer's disks are the same with the fast path or without
+// (it watches the network only): they add to both, so that slowpeer and
+// withoutFastPath compare the network alone.
+func addDisks(r, d Result) Result {
 	r.Slowpeer, r.Hadoop = addHealthy(r.Slowpeer, d.Slowpeer), addHealthy(r.Hadoop, d.Hadoop)
-	return r, nil
+	if r.WithoutFastPath != nil {
+		r.WithoutFastPath = new(addHealthy(*r.WithoutFastPath, d.Slowpeer))
+	}
+	return r
 }
 
 // addHealthy adds the figures of two parts of a run without a fault.

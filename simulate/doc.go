@@ -101,6 +101,9 @@
 // # Determinism
 //
 // Each node draws from its own stream, seeded by the seed and its index;
-// the reports of a tick reach the services in (time, node) order. The
-// Result of a Config is the same whatever Workers is.
+// the reports of a tick reach the services in (time, node) order, and
+// the fast path's events one at a time in (time, node) order; the
+// detector goes through its nodes in the order they came, never in a
+// map's. The Result of a Config is the same whatever Workers is, with
+// the fast path or without.
 package simulate

@@ -75,9 +75,7 @@ func (d *Detector) mildStep(now time.Time, live func(string) bool) (confirmed, c
 		return nil, nil
 	}
 	if len(d.mildQueue) == 0 {
-		for name := range d.m.nodes {
-			d.mildQueue = append(d.mildQueue, name)
-		}
+		d.mildQueue = d.m.names()
 		d.mildBatch = max(16, len(d.mildQueue)/int(mildEvery/(500*time.Millisecond))+1)
 	}
 	k := min(d.mildBatch, len(d.mildQueue))

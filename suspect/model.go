@@ -32,6 +32,8 @@ func (o *obs) age(now time.Time) time.Duration { return time.Duration(now.UnixNa
 
 // member is what the model knows of one node.
 type member struct {
+	name string
+	at   int // its index in model.order
 	rack string
 	out  map[string]*obs // peer → latest from this node
 	in   map[string]*obs // reporter → latest towards this node
@@ -53,6 +55,11 @@ type member struct {
 type model struct {
 	rackOf func(string) string
 	nodes  map[string]*member
+	// order holds the nodes in the order they came (a node that leaves
+	// takes the last one's place): the sample of refresh and the rounds
+	// of expireSome and of the mild rule go by it, not by Go's random
+	// map order, so that the same evidence makes the same verdicts.
+	order []*member
 	// cluster is the median latency of every pair by rack relation, 0
 	// when not known; fullAt when it was last computed.
 	cluster [2]float64
@@ -91,13 +98,33 @@ func newModel(rack func(string) string) *model {
 func (m *model) node(name string) *member {
 	n := m.nodes[name]
 	if n == nil {
-		n = &member{out: make(map[string]*obs), in: make(map[string]*obs)}
+		n = &member{name: name, at: len(m.order), out: make(map[string]*obs), in: make(map[string]*obs)}
 		if m.rackOf != nil {
 			n.rack = m.rackOf(name)
 		}
 		m.nodes[name] = n
+		m.order = append(m.order, n)
 	}
 	return n
+}
+
+// remove deletes node n: the last of order takes its place.
+func (m *model) remove(n *member) {
+	last := m.order[len(m.order)-1]
+	m.order[n.at], last.at = last, n.at
+	m.order[len(m.order)-1] = nil
+	m.order = m.order[:len(m.order)-1]
+	delete(m.nodes, n.name)
+	m.dirty = true
+}
+
+// names returns the nodes' names in order.
+func (m *model) names() []string {
+	out := make([]string, len(m.order))
+	for i, n := range m.order {
+		out[i] = n.name
+	}
+	return out
 }
 
 // record keeps latencyMs as the latest of reporter → peer at now, and
@@ -129,11 +156,13 @@ func (m *model) relationOf(a, b *member) int {
 
 // refresh recomputes the cluster's levels at now, every fullEvery once
 // the model holds more than smallModel pairs (else whenever a pair
-// changed), from a sample of at most sampleSize pairs; the nodes' levels
-// follow lazily (levelOf). A level is the lower of the median of the
-// pairs and the median of the reporters' medians: a slow host is half the
-// pairs of a 4-node cluster but one reporter of four, a slow rack one
-// third of the pairs across racks but half of each reporter's.
+// changed), from a sample of at most sampleSize pairs: those of every
+// k-th node of order (k the pairs over sampleSize), from the next node
+// on at each refresh, so that k refreshes see every node; the nodes'
+// levels follow lazily (levelOf). A level is the lower of the median of
+// the pairs and the median of the reporters' medians: a slow host is
+// half the pairs of a 4-node cluster but one reporter of four, a slow
+// rack one third of the pairs across racks but half of each reporter's.
 func (m *model) refresh(now time.Time) {
 	if !m.dirty || m.pairs > smallModel && now.Sub(m.fullAt) < fullEvery {
 		return
@@ -142,8 +171,10 @@ func (m *model) refresh(now time.Time) {
 	m.version++
 	var pairs, nodes [2][]float64
 	var own []float64
+	k := max(1, (m.pairs+sampleSize-1)/sampleSize)
 	seen := 0
-	for _, n := range m.nodes { // in Go's random order: a sample
+	for i := int(m.version % int64(k)); i < len(m.order); i += k {
+		n := m.order[i]
 		for rel := range 2 {
 			own = own[:0]
 			for _, o := range n.out {
@@ -225,9 +256,7 @@ func (m *model) expectedOfPair(reporter string, o *obs) float64 {
 // the nodes with nothing left: no Step holds the model for a whole scan.
 func (m *model) expireSome(now time.Time, learn time.Duration) {
 	if len(m.expiring) == 0 {
-		for name := range m.nodes {
-			m.expiring = append(m.expiring, name)
-		}
+		m.expiring = m.names()
 		m.expireBatch = max(64, len(m.expiring)/expireSteps+1)
 	}
 	k := min(m.expireBatch, len(m.expiring))
@@ -247,8 +276,7 @@ func (m *model) expireSome(now time.Time, learn time.Duration) {
 			}
 		}
 		if len(n.out) == 0 && len(n.in) == 0 && now.Sub(n.reported) >= learn {
-			delete(m.nodes, name)
-			m.dirty = true
+			m.remove(n)
 		}
 	}
 	clear(m.expiring[:k])
@@ -274,8 +302,7 @@ func (m *model) forget(name string) {
 		}
 		m.pairs--
 	}
-	delete(m.nodes, name)
-	m.dirty = true
+	m.remove(n)
 }
 
 // median returns the median of xs (reordered), 0 for none.

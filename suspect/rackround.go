@@ -217,7 +217,7 @@ func (d *Detector) planRack(now time.Time, rs *suspicion, members []string, live
 		cs = append(cs, cand{w, min(len(ms), rackMembers), len(d.queue[w]), order(w, id)})
 	}
 	slices.SortFunc(cs, func(a, b cand) int {
-		return cmp.Or(-cmp.Compare(a.nodes, b.nodes), cmp.Compare(a.load, b.load), cmp.Compare(a.order, b.order))
+		return cmp.Or(-cmp.Compare(a.nodes, b.nodes), cmp.Compare(a.load, b.load), cmp.Compare(a.order, b.order), cmp.Compare(a.name, b.name))
 	})
 	r := &round{id: id, asked: now, answers: map[ask]float64{}}
 	used := map[string]int{} // how many witnesses probe each node
@@ -232,7 +232,7 @@ func (d *Detector) planRack(now time.Time, rs *suspicion, members []string, live
 		ms := slices.Clone(measured[c.name])
 		slices.SortFunc(ms, func(a, b string) int {
 			return cmp.Or(-cmp.Compare(bool2int(slices.Contains(members, a)), bool2int(slices.Contains(members, b))),
-				cmp.Compare(used[a], used[b]), cmp.Compare(order(a, id), order(b, id)))
+				cmp.Compare(used[a], used[b]), cmp.Compare(order(a, id), order(b, id)), cmp.Compare(a, b))
 		})
 		ms = ms[:min(rackMembers, len(ms))]
 		for _, m := range ms {

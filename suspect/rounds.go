@@ -55,7 +55,8 @@ func (d *Detector) eligible(now time.Time, name string, live func(string) bool) 
 // pick returns up to k eligible nodes among from's keys (the pairs of a
 // node: the agents that measure it, or the peers it measures) and not in
 // skip, those whose rack differs from avoidRack first, then the least
-// loaded, then in an order that changes with seed.
+// loaded, then in an order that changes with seed (then by name: not in
+// the map's).
 func (d *Detector) pick(now time.Time, from map[string]*obs, k int, avoidRack string, skip []string, seed int64, live func(string) bool) []string {
 	type cand struct {
 		name     string
@@ -80,10 +81,7 @@ func (d *Detector) pick(now time.Time, from map[string]*obs, k int, avoidRack st
 			}
 			return -1
 		}
-		if c := cmp.Compare(a.load, b.load); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.order, b.order)
+		return cmp.Or(cmp.Compare(a.load, b.load), cmp.Compare(a.order, b.order), cmp.Compare(a.name, b.name))
 	})
 	out := make([]string, 0, k)
 	for _, c := range cs[:min(k, len(cs))] {

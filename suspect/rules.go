@@ -29,7 +29,9 @@ func (e *evidence) add(ratio, latencyMs, expectedMs float64) {
 		return
 	}
 	e.far++
-	if latencyMs > e.latencyMs {
+	// The highest, and of equal ones the highest expected: not the
+	// first in the map's order.
+	if latencyMs > e.latencyMs || latencyMs == e.latencyMs && expectedMs > e.expectedMs {
 		e.latencyMs, e.expectedMs = latencyMs, expectedMs
 	}
 }

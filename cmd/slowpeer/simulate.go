@@ -46,7 +46,7 @@ func runSimulate(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	var f simulateFlags
 	fs.IntVar(&f.nodes, "nodes", 0, "number of `N` DataNodes (at least two racks of 40)")
 	fs.StringVar(&f.scenario, "scenario", "", "the `NAME` of the fault: "+scenarioNames())
-	fs.Uint64Var(&f.seed, "seed", 1, "the random `S`eed; the same seed gives the same packets (and the same figures without the fast path, whose detector samples pairs in map order)")
+	fs.Uint64Var(&f.seed, "seed", 1, "the random `S`eed; the same seed gives the same packets and the same figures, with the fast path or without")
 	fs.Float64Var(&f.hours, "hours", simulate.DefaultHours, "`H` hours of the measured run, after an hour of warmup")
 	fs.IntVar(&f.incidents, "incidents", 0, "`N` incidents of the scenario, each on fresh nodes (0: one, from the warmup's end to the run's)")
 	fs.DurationVar(&f.every, "every", 20*time.Minute, "the time `D` between the starts of two incidents")

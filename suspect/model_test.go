@@ -1,0 +1,54 @@
+package suspect
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+// TestModelOrder checks that the model's order holds every node once,
+// as nodes come and go, and that refresh's sample of a model of more
+// than sampleSize pairs sees every reporter within a few refreshes, in
+// the same order for the same evidence.
+func TestModelOrder(t *testing.T) {
+	build := func() *model {
+		m := newModel(nil)
+		now := time.Unix(1_700_000_000, 0)
+		for i := range 300 {
+			r := m.node(fmt.Sprintf("n%03d", i))
+			for j := 1; j <= 20; j++ { // 6 000 pairs
+				m.record(now, r, fmt.Sprintf("n%03d", i), fmt.Sprintf("n%03d", (i+j)%300), 1+2*float64(i%2))
+			}
+		}
+		m.forget("n007")
+		m.forget("n299")
+		m.forget("n100")
+		return m
+	}
+	m := build()
+	if len(m.order) != len(m.nodes) || len(m.nodes) != 297 {
+		t.Fatalf("%d in order, %d nodes", len(m.order), len(m.nodes))
+	}
+	for i, n := range m.order {
+		if n.at != i || m.nodes[n.name] != n {
+			t.Fatalf("order[%d] is %q at %d", i, n.name, n.at)
+		}
+	}
+	// The sample: every k-th node (k = 2 here), from the next one on.
+	now := time.Unix(1_700_000_000, 0)
+	var levels []float64
+	for range 4 {
+		m.dirty = true
+		m.refresh(now)
+		levels = append(levels, m.cluster[sameRack])
+	}
+	if levels[0] == levels[1] || levels[0] != levels[2] || levels[1] != levels[3] {
+		t.Fatalf("levels of 4 refreshes: %v (want two samples, alternating)", levels)
+	}
+	again := build()
+	again.dirty = true
+	again.refresh(now)
+	if again.cluster != [2]float64{levels[0], 0} {
+		t.Fatalf("the same evidence: level %v, then %v", levels[0], again.cluster)
+	}
+}
