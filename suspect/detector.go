@@ -88,7 +88,7 @@ func New(cfg Config) *Detector {
 	if err := cfg.Validate(); err != nil {
 		panic(fmt.Sprintf("BUG: suspect.New: %v", err))
 	}
-	return &Detector{cfg: cfg, m: newModel(cfg.Rack), sus: map[string]*suspicion{},
+	return &Detector{cfg: cfg, m: newModel(cfg.Rack, cfg.MaxPeers), sus: map[string]*suspicion{},
 		rounds: map[int64]*suspicion{}, queue: map[string][]reports.ProbeRequest{}, hot: map[string]hotness{},
 		waiting: map[string]struct{}{}, rackSus: map[string]*suspicion{}, gathering: map[string]bool{}}
 }
@@ -138,7 +138,7 @@ func (d *Detector) observe(now time.Time, reporter string, rs []reports.RecentLa
 				s.cur.answer(reporter, r.Node, r.LatencyMs)
 			}
 		}
-		o := d.m.record(now, me, reporter, r.Node, r.LatencyMs)
+		o := d.m.record(now, me, r.Node, r.LatencyMs)
 		if e := d.m.level(o.rel); e <= 0 || r.LatencyMs >= d.cfg.Ratio*e {
 			d.hot[reporter] |= hotSender
 			d.hot[r.Node] |= hotReceiver
@@ -425,3 +425,13 @@ func (d *Detector) racks() {
 
 // Opened returns the number of suspicions opened so far.
 func (d *Detector) Opened() int64 { return d.opened.Load() }
+
+// Pairs returns the pairs the model holds once the evidence given so far
+// is applied, at most Config.MaxPeers for each reporter, and how many
+// pairs a newer one of their reporter replaced so far.
+func (d *Detector) Pairs() (held int, replaced int64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.applyPending()
+	return d.m.pairs, d.m.replaced
+}

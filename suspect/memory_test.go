@@ -1,0 +1,70 @@
+package suspect
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"testing"
+	"time"
+
+	"github.com/slowpeer/slowpeer/reports"
+)
+
+// filled returns the live heap of a Detector that has seen n reporters
+// (ids of 21 bytes), each with a pair to each of the next k of them, as
+// heartbeats bring them (every id a string of its own), once applied and
+// stepped.
+func filled(t *testing.T, n, k int) uint64 {
+	t.Helper()
+	ids := func(i int) string { return fmt.Sprintf("dn-%05d.example:9866", i%n) }
+	before := heapObjects()
+	d := New(DefaultConfig())
+	now := time.Unix(1_700_000_000, 0)
+	for i := range n {
+		rs := make([]reports.RecentLatency, k)
+		for j := range rs {
+			rs[j] = reports.RecentLatency{Node: ids(i + 1 + j), LatencyMs: 1 + float64(j%7)/10, Blocks: 1}
+		}
+		d.Observe(now, ids(i), rs)
+	}
+	d.Step(now, all)
+	if pairs, _ := d.Pairs(); pairs != n*k {
+		t.Fatalf("%d pairs, want %d", pairs, n*k)
+	}
+	after := heapObjects()
+	runtime.KeepAlive(d)
+	return after - before
+}
+
+func heapObjects() uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// The model's bytes per pair and per node, measured by filling it, are
+// within PairBytes and NodeBytes, the figures of the service's memory
+// budget, at every number of pairs per reporter up to the default
+// MaxPeers (maps grow by doubling: a reporter's maps are emptiest, per
+// pair, just past a doubling).
+func TestModelBytes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fills detectors of 100 000 pairs and more")
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	const n = 2000
+	node := float64(filled(t, n, 1)) / n // and its one pair
+	t.Logf("a node and one pair: %.0f bytes", node)
+	if node > NodeBytes+PairBytes {
+		t.Errorf("a node and one pair take %.0f bytes, more than NodeBytes + PairBytes = %d", node, NodeBytes+PairBytes)
+	}
+	for _, k := range []int{9, 17, 33, 57, DefaultMaxPeers} {
+		total := float64(filled(t, n, k))
+		pair := (total - n*node) / (n * float64(k-1))
+		t.Logf("%d pairs a reporter: %.0f bytes a node, %.1f bytes a pair beyond its first", k, total/n, pair)
+		if pair > PairBytes {
+			t.Errorf("%d pairs a reporter: %.1f bytes a pair, more than PairBytes = %d", k, pair, PairBytes)
+		}
+	}
+}
