@@ -67,9 +67,10 @@ type Detector struct {
 	// (applied, in order, by whatever takes d.mu next but Requests) and
 	// the agents that may have probe requests queued. Taken under d.mu,
 	// never the other way round.
-	inMu    sync.Mutex
-	pending []observation
-	waiting map[string]struct{}
+	inMu     sync.Mutex
+	pending  []observation
+	pendingN int // the latencies of pending
+	waiting  map[string]struct{}
 }
 
 // observation is the evidence of one heartbeat, not yet applied.
@@ -79,9 +80,10 @@ type observation struct {
 	rs       []reports.RecentLatency
 }
 
-// maxPending bounds the heartbeats whose evidence waits for d.mu: past
-// it, Observe applies it all at once (no Step for a long while).
-const maxPending = 1 << 16
+// MaxPending bounds the recent latencies that wait for d.mu: past it,
+// Observe applies them all at once (no Step for a long while, or a flood
+// of heartbeats). Three seconds of the evidence of 10 000 agents.
+const MaxPending = 1 << 15
 
 // New returns a Detector for cfg. It panics if cfg is not valid.
 func New(cfg Config) *Detector {
@@ -105,7 +107,8 @@ func (d *Detector) Observe(now time.Time, reporter string, rs []reports.RecentLa
 	}
 	d.inMu.Lock()
 	d.pending = append(d.pending, observation{now, reporter, rs})
-	full := len(d.pending) >= maxPending
+	d.pendingN += len(rs)
+	full := d.pendingN >= MaxPending
 	d.inMu.Unlock()
 	if full {
 		d.mu.Lock()
@@ -118,7 +121,7 @@ func (d *Detector) Observe(now time.Time, reporter string, rs []reports.RecentLa
 func (d *Detector) applyPending() {
 	d.inMu.Lock()
 	ps := d.pending
-	d.pending = nil
+	d.pending, d.pendingN = nil, 0
 	d.inMu.Unlock()
 	for _, p := range ps {
 		d.observe(p.now, p.reporter, p.rs)
