@@ -62,8 +62,8 @@ type fastPath struct {
 	// pair replaced past slowpeer.max.peer.latencies (replacedSaid).
 	dropped                   metrics.Counter
 	droppedSaid, replacedSaid atomic.Bool
-	seconds            *metrics.Set // the one histogram below
-	hist               *metrics.PrometheusHistogram
+	seconds                   *metrics.Set // the one histogram below
+	hist                      *metrics.PrometheusHistogram
 
 	// stepMu serialises steps; it guards the fields below.
 	stepMu    sync.Mutex
