@@ -3,6 +3,8 @@ package namenode
 import (
 	"fmt"
 	"strings"
+
+	"github.com/slowpeer/slowpeer/suspect"
 )
 
 // The bytes each admitted thing costs the service's heap at most, as
@@ -101,7 +103,20 @@ func MemoryBudget(cfg Config) Budget {
 		{"peerLatencies cells", cells * cellBytes},
 		{"pending rows", cells * pendingCellBytes},
 		{"diagnosis", cells * fitCellBytes},
+		{"fast path", fastPathBytes(cfg)},
 		{"/jmx", int64(cfg.MaxDataNodes) * jmxNodeBytes},
 		{"streamed answers and state file", answersAtOnce * answerBytes},
 	}}
+}
+
+// fastPathBytes is the most the fast path's model holds (suspects.go):
+// pairs of DataNodes of the table only, at most MaxPeerLatencies of each
+// reporter, and the evidence waiting for its next step; none when it is
+// off.
+func fastPathBytes(cfg Config) int64 {
+	if !cfg.SuspectEnabled {
+		return 0
+	}
+	nodes := int64(cfg.MaxDataNodes)
+	return nodes*suspect.NodeBytes + nodes*int64(cfg.MaxPeerLatencies)*suspect.PairBytes + suspect.PendingBytes
 }

@@ -193,9 +193,9 @@ func (t *DataNodes) Admits(node string) bool {
 }
 
 // Forget drops every node silent for longer than after at now, and returns
-// how many it dropped. Hadoop lists dead nodes until a restart; here a node
+// those it dropped. Hadoop lists dead nodes until a restart; here a node
 // gone for good leaves, and so does every name made up by a sender.
-func (t *DataNodes) Forget(now time.Time, after time.Duration) int {
+func (t *DataNodes) Forget(now time.Time, after time.Duration) []string {
 	// Most calls find nobody to drop: look first with the lock held for
 	// reading, so that heartbeats go on meanwhile.
 	t.mu.RLock()
@@ -207,19 +207,19 @@ func (t *DataNodes) Forget(now time.Time, after time.Duration) int {
 	}
 	t.mu.RUnlock()
 	if len(gone) == 0 {
-		return 0
+		return nil
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	n := 0
+	dropped := gone[:0]
 	for _, id := range gone {
 		if d, ok := t.nodes[id]; ok && now.Sub(d.last) > after { // unless it came back
 			delete(t.nodes, id)
-			n++
+			dropped = append(dropped, id)
 		}
 	}
 	t.sorted.Store(nil)
-	return n
+	return dropped
 }
 
 // Counts returns how many nodes are live and how many dead at now.
@@ -295,6 +295,14 @@ func (t *DataNodes) Check(now time.Time) []string {
 	t.mu.RUnlock()
 	slices.Sort(died)
 	return died
+}
+
+// Known reports whether the table lists node, live or dead.
+func (t *DataNodes) Known(node string) bool {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	_, ok := t.nodes[node]
+	return ok
 }
 
 // Len returns the number of nodes in the table, live or dead.

@@ -200,8 +200,11 @@ func TestDataNodesListFollowsChanges(t *testing.T) {
 	}
 	now = now.Add(time.Hour)
 	tb.Heartbeat(now, "d:1")
-	if n := tb.Forget(now, 30*time.Minute); n != 3 {
-		t.Fatalf("Forget dropped %d, want 3", n)
+	if gone := tb.Forget(now, 30*time.Minute); len(gone) != 3 || slices.Contains(gone, "d:1") {
+		t.Fatalf("Forget dropped %v, want the 3 silent ones", gone)
+	}
+	if tb.Known("a:1") || !tb.Known("d:1") {
+		t.Fatal("Known does not follow Forget")
 	}
 	f("d:1")
 }

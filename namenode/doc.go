@@ -176,6 +176,10 @@
 //	slowpeer_suspicions_opened_total                counter   suspicions opened
 //	slowpeer_suspicion_verdicts_total{verdict}      counter   confirmed or cleared
 //	slowpeer_suspicion_verdict_seconds              histogram suspicion to verdict
+//	slowpeer_suspect_pairs                          gauge     pairs of DataNodes the fast path holds
+//	slowpeer_suspect_pairs_replaced_total           counter   pairs replaced by a newer one of their
+//	                                                          reporter, past MaxPeerLatencies
+//	slowpeer_suspect_latencies_dropped_total        counter   recent latencies of nodes not in the table
 //	slowpeer_datanodes{state="live"|"dead"}         gauge     the DataNode table
 //	slowpeer_http_request_duration_seconds{method,route}
 //	                                                histogram request durations (histogram_quantile works)

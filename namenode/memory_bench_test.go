@@ -25,8 +25,10 @@ import (
 // the first MaxDiagnosisReporters of them send MaxPeerLatencies
 // peerLatencies of peers nobody else names (the most distinct names the
 // matrix can be made to hold), twice, with a diagnosis in between, so
-// that the matrix is full and a row of each waits besides. It returns
-// how many heartbeats were refused.
+// that the matrix is full and a row of each waits besides; then every
+// DataNode sends recentLatencies of MaxPeerLatencies other DataNodes, four
+// times with other ones, so that the fast path holds MaxPeerLatencies
+// pairs of each. It returns how many heartbeats were refused.
 func fillEveryLimit(s *Server) int {
 	cfg := s.Config()
 	h := s.Handler()
@@ -64,6 +66,27 @@ func fillEveryLimit(s *Server) int {
 	s.Diagnose(s.now())
 	for i := range cfg.MaxDiagnosisReporters {
 		send(i, true)
+	}
+	// The fast path: every DataNode's MaxPeerLatencies pairs, of other
+	// DataNodes, replaced three times over (as a reporter with more peers
+	// leaves its maps).
+	for round := range 4 {
+		for i := range cfg.MaxDataNodes {
+			body.Reset()
+			fmt.Fprintf(&body, `{"node":"dn-%d.example:9866","recentLatencies":[`, i)
+			for j := range cfg.MaxPeerLatencies {
+				if j > 0 {
+					body.WriteByte(',')
+				}
+				fmt.Fprintf(&body, `{"node":"dn-%d.example:9866","latencyMs":1.%d,"blocks":1}`,
+					(i+1+round*cfg.MaxPeerLatencies+j)%cfg.MaxDataNodes, j%10)
+			}
+			body.WriteString("]}")
+			if post(h, body.Bytes()) != http.StatusOK {
+				refused++
+			}
+		}
+		s.StepSuspects(s.now())
 	}
 	return refused
 }
@@ -106,7 +129,7 @@ func heapPeak(f func()) uint64 {
 // BenchmarkEveryLimitFull fills every default limit at once
 // (fillEveryLimit: 50 000 DataNodes, 1 000 000 tracker entries, 10 000
 // slow nodes, 10 000 rows of 64 peerLatencies in the matrix and as many
-// pending), then reads the large answers and saves the state file. It
+// pending, 64 pairs of the fast path for each DataNode), then reads the large answers and saves the state file. It
 // reports the Go heap in use when full (heap-MiB), the heap's peak growth
 // while each answer is written (MiB), the state file's size and the time
 // of a save, the process's peak RSS (VmHWM, the test's own garbage
@@ -134,6 +157,8 @@ func BenchmarkEveryLimitFull(b *testing.B) {
 		b.ReportMetric(float64(refused), "refused")
 		b.ReportMetric(float64(s.Tracker().Entries()), "entries")
 		b.ReportMetric(float64(s.diag.matrix.Len()), "cells")
+		pairs, _ := s.fast.det.Pairs()
+		b.ReportMetric(float64(pairs), "fast-path-pairs")
 		h := s.Handler()
 		for _, r := range []struct{ path, unit string }{
 			{StatePath, "state-answer-MiB"},

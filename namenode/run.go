@@ -26,8 +26,8 @@ type StepResult struct {
 }
 
 // Step is the Server's periodic work at now: it deletes expired slow-peer
-// reports, forgets DataNodes silent for longer than DataNodeForgetAfter,
-// and logs what happened since the last Step in a few lines, whatever the
+// reports, forgets DataNodes silent for longer than DataNodeForgetAfter
+// (and the fast path's pairs of them), and logs what happened since the last Step in a few lines, whatever the
 // number of nodes or requests: the DataNodes that registered or came back,
 // those that died (each death once), and at most every summaryEvery the
 // requests refused. A node found dead leaves the slow sets at once, not
@@ -37,12 +37,11 @@ type StepResult struct {
 // shown, and live/dead is decided at read time); it bounds memory and
 // logs. Serve calls it every HeartbeatInterval.
 func (s *Server) Step(now time.Time) StepResult {
-	res := StepResult{
-		Expired:   s.tracker.Expire(now),
-		Died:      s.nodes.Check(now),
-		Forgotten: s.nodes.Forget(now, s.cfg.DataNodeForgetAfter),
-	}
+	res := StepResult{Expired: s.tracker.Expire(now), Died: s.nodes.Check(now)}
+	forgotten := s.nodes.Forget(now, s.cfg.DataNodeForgetAfter)
+	res.Forgotten = len(forgotten)
 	s.diag.died(res.Died)
+	s.forgetSuspects(forgotten)
 	if len(res.Died) > 0 {
 		s.dropFromSlowSets(now, func(node string) bool { _, dead := slices.BinarySearch(res.Died, node); return dead },
 			fmt.Sprintf("dead: no heartbeat for %v", s.cfg.DeadAfter()))

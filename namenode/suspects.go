@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/VictoriaMetrics/metrics"
@@ -36,6 +37,9 @@ const SuspectEvery = 500 * time.Millisecond
 // The fast path's families.
 const (
 	suspectsFamily        = "slowpeer_suspects"
+	suspectPairsFamily    = "slowpeer_suspect_pairs"
+	pairsReplacedFamily   = "slowpeer_suspect_pairs_replaced_total"
+	recentDroppedFamily   = "slowpeer_suspect_latencies_dropped_total"
 	suspicionsOpenedFam   = "slowpeer_suspicions_opened_total"
 	suspicionVerdictsFam  = "slowpeer_suspicion_verdicts_total"
 	suspicionSecondsFam   = "slowpeer_suspicion_verdict_seconds"
@@ -53,8 +57,13 @@ var verdictBuckets = []float64{2, 5, 10, 15, 20, 30, 45, 60, 120, 300}
 type fastPath struct {
 	det                *suspect.Detector
 	confirmed, cleared metrics.Counter
-	seconds            *metrics.Set // the one histogram below
-	hist               *metrics.PrometheusHistogram
+	// dropped counts the recent latencies of nodes the DataNode table
+	// does not list; the first is logged (droppedSaid), and the first
+	// pair replaced past slowpeer.max.peer.latencies (replacedSaid).
+	dropped                   metrics.Counter
+	droppedSaid, replacedSaid atomic.Bool
+	seconds                   *metrics.Set // the one histogram below
+	hist                      *metrics.PrometheusHistogram
 
 	// stepMu serialises steps; it guards the fields below.
 	stepMu    sync.Mutex
@@ -70,6 +79,7 @@ func (s *Server) newFastPath() {
 		return
 	}
 	cfg := s.cfg.Suspect
+	cfg.MaxPeers = s.cfg.MaxPeerLatencies // what the service keeps of a reporter
 	if s.cfg.Topology.Len() > 0 {
 		cfg.Rack = s.cfg.Topology.Rack
 	}
@@ -93,7 +103,7 @@ func (s *Server) observeRecent(now time.Time, hb reports.Heartbeat, slow bool) [
 	if det == nil {
 		return plainReply(slow)
 	}
-	det.Observe(now, hb.Node, hb.RecentLatencies)
+	det.Observe(now, hb.Node, s.ofDataNodes(hb))
 	reqs := det.Requests(now, hb.Node)
 	if len(reqs) == 0 {
 		return plainReply(slow)
@@ -103,6 +113,35 @@ func (s *Server) observeRecent(now time.Time, hb reports.Heartbeat, slow bool) [
 		panic("BUG: namenode: encode a heartbeat reply: " + err.Error())
 	}
 	return b
+}
+
+// ofDataNodes returns hb's recentLatencies of the nodes the DataNode
+// table lists (live or dead): hb's own, unless some name another node,
+// which are dropped, counted, and the first logged. So the fast path's
+// model holds pairs of DataNodes only: at most
+// slowpeer.namenode.max.datanodes nodes, and as many reporters with at
+// most slowpeer.max.peer.latencies pairs each (MemoryBudget).
+func (s *Server) ofDataNodes(hb reports.Heartbeat) []reports.RecentLatency {
+	rs := hb.RecentLatencies
+	for i, r := range rs {
+		if s.nodes.Known(r.Node) {
+			continue
+		}
+		out := make([]reports.RecentLatency, i, len(rs)-1)
+		copy(out, rs[:i])
+		for _, r := range rs[i+1:] {
+			if s.nodes.Known(r.Node) {
+				out = append(out, r)
+			}
+		}
+		s.fast.dropped.Add(len(rs) - len(out))
+		if !s.fast.droppedSaid.Swap(true) {
+			s.log.Warn("fast path: recent latencies of nodes that are not DataNodes of the table are dropped; "+
+				"counted in "+recentDroppedFamily, slog.String("reporter", hb.Node), slog.String("node", reports.Clip(r.Node)))
+		}
+		return out
+	}
+	return rs
 }
 
 func plainReply(slow bool) []byte {
@@ -128,6 +167,10 @@ func (s *Server) StepSuspects(now time.Time) []suspect.Verdict {
 	defer f.stepMu.Unlock()
 	s.logClusterSize(now)
 	vs := f.det.Step(now, s.judged(now))
+	if _, replaced := f.det.Pairs(); replaced > 0 && !f.replacedSaid.Swap(true) {
+		s.log.Warn(fmt.Sprintf("fast path: a reporter named more peers than %s (%d): each keeps its latest %d pairs; counted in %s",
+			MaxPeerLatenciesKey, s.cfg.MaxPeerLatencies, s.cfg.MaxPeerLatencies, pairsReplacedFamily))
+	}
 	fresh := map[string]bool{}
 	for _, v := range vs {
 		f.hist.Update(v.At.Sub(v.Since).Seconds())
@@ -210,6 +253,17 @@ func (s *Server) logClusterSize(now time.Time) {
 	}
 }
 
+// forgetSuspects drops the fast path's pairs of nodes the DataNode table
+// forgot.
+func (s *Server) forgetSuspects(nodes []string) {
+	if s.fast.det == nil {
+		return
+	}
+	for _, n := range nodes {
+		s.fast.det.Forget(n)
+	}
+}
+
 // Suspects returns the fast path's suspicions at now (GET /v1/suspects),
 // confirmed first; none when it is off.
 func (s *Server) Suspects(now time.Time) []suspect.View {
@@ -227,7 +281,7 @@ func (s *Server) serveSuspects(c *gin.Context) {
 // writeSuspectMetrics writes the fast path's families.
 func (s *Server) writeSuspectMetrics(w io.Writer) {
 	f := s.fast
-	open, opened := 0, int64(0)
+	open, opened, pairs, replaced := 0, int64(0), 0, int64(0)
 	if f.det != nil {
 		for _, v := range f.det.Suspects(s.now()) {
 			if v.State != suspect.Cleared {
@@ -235,6 +289,7 @@ func (s *Server) writeSuspectMetrics(w io.Writer) {
 			}
 		}
 		opened = f.det.Opened()
+		pairs, replaced = f.det.Pairs()
 	}
 	writeFamilyHeader(w, suspectsFamily, "gauge",
 		"Suspicions of the fast path not cleared: suspected, confirming or confirmed (GET /v1/suspects).")
@@ -247,4 +302,13 @@ func (s *Server) writeSuspectMetrics(w io.Writer) {
 		suspicionVerdictsFam, reports.QuoteLabel(verdictCleared), f.cleared.Get())
 	writeFamilyHeader(w, suspicionSecondsFam, "histogram", "Time from a suspicion to its verdict.")
 	f.seconds.WritePrometheus(w)
+	writeFamilyHeader(w, suspectPairsFamily, "gauge",
+		"(reporter, peer) pairs of DataNodes the fast path's model holds: at most slowpeer.max.peer.latencies a reporter.")
+	fmt.Fprintf(w, "%s %d\n", suspectPairsFamily, pairs)
+	writeFamilyHeader(w, pairsReplacedFamily, "counter",
+		"Pairs of the fast path that a newer pair of their reporter replaced, past slowpeer.max.peer.latencies pairs.")
+	fmt.Fprintf(w, "%s %d\n", pairsReplacedFamily, replaced)
+	writeFamilyHeader(w, recentDroppedFamily, "counter",
+		"Recent latencies dropped by the fast path: they named a node that is not a DataNode of the table.")
+	fmt.Fprintf(w, "%s %d\n", recentDroppedFamily, f.dropped.Get())
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/slowpeer/slowpeer/reports"
 )
 
 // maxInterval keeps 3 × the report interval and the dead-node expiry far
@@ -58,7 +60,9 @@ func (c Config) Validate() error {
 		return err
 	}
 	if c.SuspectEnabled {
-		if err := c.Suspect.Validate(); err != nil {
+		sc := c.Suspect // as newFastPath sets it; validateLimits checks the key
+		sc.MaxPeers = min(max(c.MaxPeerLatencies, 1), reports.MaxPeerLatencies)
+		if err := sc.Validate(); err != nil {
 			return err
 		}
 	}

@@ -51,6 +51,33 @@ func BenchmarkObserve(b *testing.B) {
 	}
 }
 
+// BenchmarkObserve's heartbeats from agents with more peers than
+// MaxPeers: at 10 000 agents of MaxPeers peers each, every latency names
+// a peer its reporter holds no pair of, and replaces its oldest pair.
+func BenchmarkObserveReplacing(b *testing.B) {
+	d, names, now := bigCluster(10000, DefaultMaxPeers)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		a := names[i%len(names)]
+		k := DefaultMaxPeers + 1 + (i/len(names))*3
+		rs := []reports.RecentLatency{
+			{Node: names[(i+k)%len(names)], LatencyMs: 1.1, Blocks: 1},
+			{Node: names[(i+k+1)%len(names)], LatencyMs: 1.2, Blocks: 1},
+			{Node: names[(i+k+2)%len(names)], LatencyMs: 1.0, Blocks: 1},
+		}
+		d.Observe(now, a, rs)
+		if d.Requests(now, a) != nil {
+			b.Fatal("requests in a healthy cluster")
+		}
+		i++
+	}
+	b.StopTimer()
+	if _, replaced := d.Pairs(); replaced == 0 {
+		b.Fatal("nothing replaced")
+	}
+}
+
 // A minute of the service's steps at 10 000 agents of 50 peers: 120
 // Steps, 500 ms apart, each after the 1 667 heartbeats of its half
 // second (not timed: BenchmarkObserve). ns/op over a minute is the share

@@ -45,6 +45,11 @@ const (
 	DefaultBlocks = 3
 	// DefaultLearn: the model forgets a pair not measured for 30 minutes.
 	DefaultLearn = 30 * time.Minute
+	// DefaultMaxPeers: the pairs the service keeps of a reporter in the
+	// diagnosis (slowpeer.max.peer.latencies, 64), which the service sets;
+	// an agent's coverage round takes 15 s at 79 peers, so at 64 the
+	// model holds more than a minute of every reporter's latest blocks.
+	DefaultMaxPeers = reports.DefaultMaxPeerLatencies
 )
 
 // Fixed bounds of the detector.
@@ -91,6 +96,12 @@ type Config struct {
 	// Learn is the model's memory (default DefaultLearn): a pair not
 	// measured for this long is forgotten.
 	Learn time.Duration
+	// MaxPeers bounds the pairs kept of each reporter (default
+	// DefaultMaxPeers; the service sets slowpeer.max.peer.latencies): a
+	// new pair past them takes the place of the reporter's oldest, so
+	// that what a reporter names, made-up nodes or a thousand peers,
+	// never holds more than MaxPeers pairs.
+	MaxPeers int
 	// Rack returns the rack of a node, "" when unknown; nil without
 	// topology. It must be safe for concurrent use.
 	Rack func(node string) string
@@ -99,7 +110,7 @@ type Config struct {
 // DefaultConfig returns the defaults, without topology.
 func DefaultConfig() Config {
 	return Config{Ratio: DefaultRatio, MildRatio: DefaultMildRatio, Rounds: DefaultRounds, RoundGap: DefaultRoundGap,
-		Witnesses: DefaultWitnesses, Blocks: DefaultBlocks, Learn: DefaultLearn}
+		Witnesses: DefaultWitnesses, Blocks: DefaultBlocks, Learn: DefaultLearn, MaxPeers: DefaultMaxPeers}
 }
 
 // Validate returns an error naming the first broken rule, or nil.
@@ -119,6 +130,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("blocks per probe request must be 1 to %d, got %d", reports.MaxProbeBlocks, c.Blocks)
 	case c.Learn <= 0:
 		return errors.New("learn must be positive")
+	case c.MaxPeers < 1 || c.MaxPeers > reports.MaxPeerLatencies:
+		return fmt.Errorf("pairs per reporter (%s) must be 1 to %d, got %d", reports.MaxPeerLatenciesKey, reports.MaxPeerLatencies, c.MaxPeers)
 	}
 	return nil
 }

@@ -25,4 +25,5 @@ func TestValidate(t *testing.T) {
 	f(func(c *Config) { c.Witnesses = 1 }, "witnesses")
 	f(func(c *Config) { c.Blocks = 9 }, "blocks")
 	f(func(c *Config) { c.Learn = 0 }, "learn")
+	f(func(c *Config) { c.MaxPeers = 0 }, "pairs per reporter")
 }

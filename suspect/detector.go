@@ -67,9 +67,10 @@ type Detector struct {
 	// (applied, in order, by whatever takes d.mu next but Requests) and
 	// the agents that may have probe requests queued. Taken under d.mu,
 	// never the other way round.
-	inMu    sync.Mutex
-	pending []observation
-	waiting map[string]struct{}
+	inMu     sync.Mutex
+	pending  []observation
+	pendingN int // the latencies of pending
+	waiting  map[string]struct{}
 }
 
 // observation is the evidence of one heartbeat, not yet applied.
@@ -79,16 +80,17 @@ type observation struct {
 	rs       []reports.RecentLatency
 }
 
-// maxPending bounds the heartbeats whose evidence waits for d.mu: past
-// it, Observe applies it all at once (no Step for a long while).
-const maxPending = 1 << 16
+// MaxPending bounds the recent latencies that wait for d.mu: past it,
+// Observe applies them all at once (no Step for a long while, or a flood
+// of heartbeats). Three seconds of the evidence of 10 000 agents.
+const MaxPending = 1 << 15
 
 // New returns a Detector for cfg. It panics if cfg is not valid.
 func New(cfg Config) *Detector {
 	if err := cfg.Validate(); err != nil {
 		panic(fmt.Sprintf("BUG: suspect.New: %v", err))
 	}
-	return &Detector{cfg: cfg, m: newModel(cfg.Rack), sus: map[string]*suspicion{},
+	return &Detector{cfg: cfg, m: newModel(cfg.Rack, cfg.MaxPeers), sus: map[string]*suspicion{},
 		rounds: map[int64]*suspicion{}, queue: map[string][]reports.ProbeRequest{}, hot: map[string]hotness{},
 		waiting: map[string]struct{}{}, rackSus: map[string]*suspicion{}, gathering: map[string]bool{}}
 }
@@ -105,7 +107,8 @@ func (d *Detector) Observe(now time.Time, reporter string, rs []reports.RecentLa
 	}
 	d.inMu.Lock()
 	d.pending = append(d.pending, observation{now, reporter, rs})
-	full := len(d.pending) >= maxPending
+	d.pendingN += len(rs)
+	full := d.pendingN >= MaxPending
 	d.inMu.Unlock()
 	if full {
 		d.mu.Lock()
@@ -118,7 +121,7 @@ func (d *Detector) Observe(now time.Time, reporter string, rs []reports.RecentLa
 func (d *Detector) applyPending() {
 	d.inMu.Lock()
 	ps := d.pending
-	d.pending = nil
+	d.pending, d.pendingN = nil, 0
 	d.inMu.Unlock()
 	for _, p := range ps {
 		d.observe(p.now, p.reporter, p.rs)
@@ -138,7 +141,7 @@ func (d *Detector) observe(now time.Time, reporter string, rs []reports.RecentLa
 				s.cur.answer(reporter, r.Node, r.LatencyMs)
 			}
 		}
-		o := d.m.record(now, me, reporter, r.Node, r.LatencyMs)
+		o := d.m.record(now, me, r.Node, r.LatencyMs)
 		if e := d.m.level(o.rel); e <= 0 || r.LatencyMs >= d.cfg.Ratio*e {
 			d.hot[reporter] |= hotSender
 			d.hot[r.Node] |= hotReceiver
@@ -425,3 +428,13 @@ func (d *Detector) racks() {
 
 // Opened returns the number of suspicions opened so far.
 func (d *Detector) Opened() int64 { return d.opened.Load() }
+
+// Pairs returns the pairs the model holds once the evidence given so far
+// is applied, at most Config.MaxPeers for each reporter, and how many
+// pairs a newer one of their reporter replaced so far.
+func (d *Detector) Pairs() (held int, replaced int64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.applyPending()
+	return d.m.pairs, d.m.replaced
+}

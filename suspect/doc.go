@@ -16,7 +16,10 @@
 // slow node the expected latency is multiplied by it when above 1, so
 // that a slow sender does not make its peers look slow. No per-node
 // effect is learned: a node slow from the very start must still stand
-// out. Pairs not measured for Config.Learn are forgotten.
+// out. Pairs not measured for Config.Learn are forgotten, and a reporter
+// holds at most Config.MaxPeers pairs: a new one past them takes the
+// place of its oldest, so that what a reporter names, made-up nodes
+// included, never holds more (memory.go has the bytes of each).
 //
 // # Suspicion
 //

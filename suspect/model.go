@@ -32,6 +32,8 @@ func (o *obs) age(now time.Time) time.Duration { return time.Duration(now.UnixNa
 
 // member is what the model knows of one node.
 type member struct {
+	// name is the node's id, the one string of it that the model's maps
+	// hold as keys: not a heartbeat's copy each.
 	name string
 	at   int // its index in model.order
 	rack string
@@ -60,6 +62,10 @@ type model struct {
 	// of expireSome and of the mild rule go by it, not by Go's random
 	// map order, so that the same evidence makes the same verdicts.
 	order []*member
+	// maxPeers bounds each reporter's pairs (Config.MaxPeers); replaced
+	// counts the pairs a newer one of their reporter replaced past it.
+	maxPeers int
+	replaced int64
 	// cluster is the median latency of every pair by rack relation, 0
 	// when not known; fullAt when it was last computed.
 	cluster [2]float64
@@ -91,8 +97,8 @@ const (
 	sampleSize = 4096
 )
 
-func newModel(rack func(string) string) *model {
-	return &model{rackOf: rack, nodes: make(map[string]*member)}
+func newModel(rack func(string) string, maxPeers int) *model {
+	return &model{rackOf: rack, nodes: make(map[string]*member), maxPeers: maxPeers}
 }
 
 func (m *model) node(name string) *member {
@@ -127,19 +133,56 @@ func (m *model) names() []string {
 	return out
 }
 
-// record keeps latencyMs as the latest of reporter → peer at now, and
-// returns the pair; r is reporter's member (m.node).
-func (m *model) record(now time.Time, r *member, reporter, peer string, latencyMs float64) *obs {
+// record keeps latencyMs as the latest of r → peer at now, and returns
+// the pair; r is the reporter's member (m.node). A reporter holds at most
+// maxPeers pairs: a new pair past them takes the place of its oldest.
+func (m *model) record(now time.Time, r *member, peer string, latencyMs float64) *obs {
 	o := r.out[peer]
 	if o == nil {
-		o = &obs{rel: m.relationOf(r, m.node(peer))}
-		r.out[peer] = o
-		m.node(peer).in[reporter] = o
+		if len(r.out) >= m.maxPeers {
+			o = m.dropOldest(r)
+			m.replaced++
+		} else {
+			o = new(obs)
+		}
+		p := m.node(peer)
+		o.rel = m.relationOf(r, p)
+		r.out[p.name] = o
+		p.in[r.name] = o
 		m.pairs++
 	}
 	o.latencyMs, o.atNs = latencyMs, now.UnixNano()
 	r.dirty, m.dirty = true, true
 	return o
+}
+
+// dropOldest forgets r's oldest pair, and its peer when nothing else is
+// known of it (as expireSome would), and returns the pair for reuse.
+func (m *model) dropOldest(r *member) *obs {
+	var oldest string
+	var o *obs
+	for peer, x := range r.out {
+		if o == nil || x.atNs < o.atNs {
+			oldest, o = peer, x
+		}
+	}
+	delete(r.out, oldest)
+	m.pairs--
+	if p := m.nodes[oldest]; p != nil {
+		delete(p.in, r.name)
+		m.release(p)
+	}
+	return o
+}
+
+// release forgets p when nothing is known of it any more: no pair, and
+// never a reporter (expireSome forgets a reporter once Learn has passed
+// since its last heartbeat). So the nodes a reporter names cost nothing
+// once their pairs are gone.
+func (m *model) release(p *member) {
+	if len(p.in) == 0 && len(p.out) == 0 && p.reported.IsZero() {
+		m.remove(p)
+	}
 }
 
 // relation returns sameRack or otherRack for a pair.
@@ -283,15 +326,17 @@ func (m *model) expireSome(now time.Time, learn time.Duration) {
 	m.expiring = m.expiring[k:]
 }
 
-// forget drops a node and its pairs.
+// forget drops a node and its pairs, and the nodes only they named.
 func (m *model) forget(name string) {
 	n := m.nodes[name]
 	if n == nil {
 		return
 	}
+	delete(m.nodes, name)
 	for peer := range n.out {
 		if p := m.nodes[peer]; p != nil {
 			delete(p.in, name)
+			m.release(p)
 		}
 		m.pairs--
 	}
@@ -299,6 +344,7 @@ func (m *model) forget(name string) {
 		if r := m.nodes[reporter]; r != nil {
 			delete(r.out, name)
 			r.dirty = true
+			m.release(r)
 		}
 		m.pairs--
 	}

@@ -12,12 +12,12 @@ import (
 // the same order for the same evidence.
 func TestModelOrder(t *testing.T) {
 	build := func() *model {
-		m := newModel(nil)
+		m := newModel(nil, 64)
 		now := time.Unix(1_700_000_000, 0)
 		for i := range 300 {
 			r := m.node(fmt.Sprintf("n%03d", i))
 			for j := 1; j <= 20; j++ { // 6 000 pairs
-				m.record(now, r, fmt.Sprintf("n%03d", i), fmt.Sprintf("n%03d", (i+j)%300), 1+2*float64(i%2))
+				m.record(now, r, fmt.Sprintf("n%03d", (i+j)%300), 1+2*float64(i%2))
 			}
 		}
 		m.forget("n007")
@@ -25,15 +25,27 @@ func TestModelOrder(t *testing.T) {
 		m.forget("n100")
 		return m
 	}
-	m := build()
-	if len(m.order) != len(m.nodes) || len(m.nodes) != 297 {
-		t.Fatalf("%d in order, %d nodes", len(m.order), len(m.nodes))
-	}
-	for i, n := range m.order {
-		if n.at != i || m.nodes[n.name] != n {
-			t.Fatalf("order[%d] is %q at %d", i, n.name, n.at)
+	checkOrder := func(m *model, want int) {
+		t.Helper()
+		if len(m.order) != len(m.nodes) || len(m.nodes) != want {
+			t.Fatalf("%d in order, %d nodes, want %d", len(m.order), len(m.nodes), want)
+		}
+		for i, n := range m.order {
+			if n.at != i || m.nodes[n.name] != n {
+				t.Fatalf("order[%d] is %q at %d", i, n.name, n.at)
+			}
 		}
 	}
+	m := build()
+	checkOrder(m, 297)
+	// Nodes freed when a reporter's pairs past maxPeers replace their
+	// only pair leave the order too.
+	small := newModel(nil, 3)
+	r := small.node("r")
+	for i := range 50 {
+		small.record(time.Unix(int64(i), 0), r, fmt.Sprintf("p%02d", i), 1)
+	}
+	checkOrder(small, 4)
 	// The sample: every k-th node (k = 2 here), from the next one on.
 	now := time.Unix(1_700_000_000, 0)
 	var levels []float64

@@ -230,10 +230,14 @@ func TestDashboardInBrowser(t *testing.T) {
 	}
 }
 
-// postRecent sends a heartbeat of each of n agents 10.0.3.1.. with a
-// block's latency to each of the others, slow ten times slower to reach.
+// postRecent sends a heartbeat of each of n agents 10.0.3.1.., then one
+// of each with a block's latency to each of the others (the fast path
+// keeps those of DataNodes it knows), slow ten times slower to reach.
 func postRecent(t *testing.T, base string, n int, slow string) {
 	t.Helper()
+	for i := range n {
+		post(t, base+reports.HeartbeatPath, "application/json", fmt.Sprintf(`{"node":"10.0.3.%d:9866"}`, i+1))
+	}
 	for i := range n {
 		hb := reports.Heartbeat{Node: fmt.Sprintf("10.0.3.%d:9866", i+1)}
 		for j := range n {
