@@ -26,12 +26,10 @@ const (
 func (s *Server) writeDiskMetrics(w io.Writer, now time.Time) {
 	d := s.disks
 	last := d.current()
-	writeFamilyHeader(w, diskEntriesFamily, "gauge",
-		"Volumes the service holds: slow-disk report entries and measured volumes, valid or not yet expired.")
-	fmt.Fprintf(w, "%s %d\n", diskEntriesFamily, d.tracker.Entries())
-	writeFamilyHeader(w, diskReportsFamily, "gauge",
-		"Disks that a valid slow-disk report of their DataNode names (Hadoop's test, GET /slowdisks).")
-	fmt.Fprintf(w, "%s %d\n", diskReportsFamily, len(d.tracker.Slow(now)))
+	writeFamily(w, diskEntriesFamily, "gauge",
+		"Volumes the service holds: slow-disk report entries and measured volumes, valid or not yet expired.", d.tracker.Entries())
+	writeFamily(w, diskReportsFamily, "gauge",
+		"Disks that a valid slow-disk report of their DataNode names (Hadoop's test, GET /slowdisks).", len(d.tracker.Slow(now)))
 	writeFamilyHeader(w, diskFindingsFamily, "gauge",
 		"Findings of the last fleet view of the volumes (GET /v1/slowdisks), by evidence.")
 	for _, e := range []disk.Evidence{disk.Latency, disk.Service} {
@@ -44,16 +42,14 @@ func (s *Server) writeDiskMetrics(w io.Writer, now time.Time) {
 		fmt.Fprintf(w, "%s{evidence=%s} %d\n", diskFindingsFamily, reports.QuoteLabel(string(e)), n)
 	}
 	members := d.slowSet.Nodes()
-	writeFamilyHeader(w, diskSetFamily, "gauge",
-		"Disks in the slow set of disks: found by the fleet view (or reported by a node that measures none) long enough, and not yet quiet long enough.")
-	fmt.Fprintf(w, "%s %d\n", diskSetFamily, len(members))
+	writeFamily(w, diskSetFamily, "gauge",
+		"Disks in the slow set of disks: found by the fleet view (or reported by a node that measures none) long enough, and not yet quiet long enough.", len(members))
 	writeFamilyHeader(w, diskMemberFamily, "gauge",
 		"1 for a disk in the slow set of disks, for the first slowpeer.namenode.metrics.slow.nodes members by id only.")
 	for _, id := range members[:min(len(members), s.cfg.MetricsSlowNodes)] {
 		node, volume := reports.SplitDiskID(id)
 		fmt.Fprintf(w, "%s{node=%s,disk=%s} 1\n", diskMemberFamily, reports.QuoteLabel(node), reports.QuoteLabel(volume))
 	}
-	writeFamilyHeader(w, diskSlowHostsFamily, "gauge",
-		"Hosts the HiveServer picker avoids for their disks: enough of a node's volumes slow (slowpeer.slow.disk.host.share).")
-	fmt.Fprintf(w, "%s %d\n", diskSlowHostsFamily, len(last.slowHosts))
+	writeFamily(w, diskSlowHostsFamily, "gauge",
+		"Hosts the HiveServer picker avoids for their disks: enough of a node's volumes slow (slowpeer.slow.disk.host.share).", len(last.slowHosts))
 }

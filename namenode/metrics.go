@@ -105,10 +105,15 @@ func writeFamilyHeader(w io.Writer, name, typ, help string) {
 	fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, typ)
 }
 
+// writeFamily writes a family of one sample without labels.
+func writeFamily[N int | int64 | uint64](w io.Writer, name, typ, help string, v N) {
+	writeFamilyHeader(w, name, typ, help)
+	fmt.Fprintf(w, "%s %d\n", name, v)
+}
+
 // writeCounters writes the heartbeat counters.
 func (m *serverMetrics) writeCounters(w io.Writer) {
-	writeFamilyHeader(w, heartbeatsFamily, "counter", "Heartbeats accepted and applied.")
-	fmt.Fprintf(w, "%s %d\n", heartbeatsFamily, m.heartbeats.Get())
+	writeFamily(w, heartbeatsFamily, "counter", "Heartbeats accepted and applied.", m.heartbeats.Get())
 	writeFamilyHeader(w, rejectedFamily, "counter", "Heartbeats refused and not applied, by reason.")
 	for _, r := range rejectReasons {
 		fmt.Fprintf(w, "%s{reason=%s} %d\n", rejectedFamily, reports.QuoteLabel(r), m.rejected[r].Get())
@@ -137,17 +142,15 @@ func (s *Server) writeStateMetrics(w io.Writer, now time.Time) {
 	// Copied out: nothing is formatted under the tracker's lock.
 	top, slow := s.tracker.TopCounts(now, s.cfg.MetricsSlowNodes)
 	slices.SortFunc(top, func(a, b tracker.NodeCount) int { return strings.Compare(a.Node, b.Node) })
-	writeFamilyHeader(w, entriesFamily, "gauge",
-		"(slow node, reporter) entries the tracker holds, valid or not yet expired.")
-	fmt.Fprintf(w, "%s %d\n", entriesFamily, s.tracker.Entries())
+	writeFamily(w, entriesFamily, "gauge",
+		"(slow node, reporter) entries the tracker holds, valid or not yet expired.", s.tracker.Entries())
 	writeFamilyHeader(w, reportersFamily, "gauge",
 		"Number of nodes that currently report a node slow, for the top slow nodes only "+
 			"(slowpeer.namenode.metrics.slow.nodes); a series exists only while the node is among them.")
 	for _, c := range top {
 		fmt.Fprintf(w, "%s{node=%s} %d\n", reportersFamily, reports.QuoteLabel(c.Node), c.Reporters)
 	}
-	writeFamilyHeader(w, slowNodesFamily, "gauge", "Nodes with at least one valid slow-peer report.")
-	fmt.Fprintf(w, "%s %d\n", slowNodesFamily, slow)
+	writeFamily(w, slowNodesFamily, "gauge", "Nodes with at least one valid slow-peer report.", slow)
 	s.writeSlowSetMetrics(w)
 	s.writeDiskMetrics(w, now)
 	live, dead, excluded := s.dataNodeCounts(now)

@@ -114,8 +114,7 @@ func (r *refusals) write(w io.Writer) {
 		}
 	}
 	if n := r.handshakes.Load(); n > 0 {
-		writeFamilyHeader(w, handshakesFamily, "counter", "TLS handshakes that failed.")
-		fmt.Fprintf(w, "%s %d\n", handshakesFamily, n)
+		writeFamily(w, handshakesFamily, "counter", "TLS handshakes that failed.", n)
 	}
 }
 

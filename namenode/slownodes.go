@@ -108,12 +108,10 @@ func (d *diagnoser) writeMetrics(w io.Writer) {
 	d.mu.Lock()
 	rows := d.seats.len()
 	d.mu.Unlock()
-	writeFamilyHeader(w, reportersRowsFamily, "gauge",
-		"Reporters holding a row of the diagnosis matrix (slowpeer.max.diagnosis.reporters at most).")
-	fmt.Fprintf(w, "%s %d\n", reportersRowsFamily, rows)
-	writeFamilyHeader(w, rowsEvictedFamily, "counter",
-		"Rows of the diagnosis matrix given to a reporter live for longer than their holder.")
-	fmt.Fprintf(w, "%s %d\n", rowsEvictedFamily, d.evicted.Load())
+	writeFamily(w, reportersRowsFamily, "gauge",
+		"Reporters holding a row of the diagnosis matrix (slowpeer.max.diagnosis.reporters at most).", rows)
+	writeFamily(w, rowsEvictedFamily, "counter",
+		"Rows of the diagnosis matrix given to a reporter live for longer than their holder.", d.evicted.Load())
 
 	fs := d.current().findings
 	writeFamilyHeader(w, findingsFamily, "gauge",

@@ -144,16 +144,14 @@ func (s *Server) writeSlowSetMetrics(w io.Writer) {
 	members := s.slowSetOrder()
 	members = members[:min(len(members), s.cfg.MetricsSlowNodes)]
 	slices.SortFunc(members, strings.Compare)
-	writeFamilyHeader(w, slowSetFamily, "gauge",
-		"Nodes in the slow set (fed by the diagnosis): found long enough by enough pairs, and not yet quiet long enough.")
-	fmt.Fprintf(w, "%s %d\n", slowSetFamily, s.slowSet.Len())
+	writeFamily(w, slowSetFamily, "gauge",
+		"Nodes in the slow set (fed by the diagnosis): found long enough by enough pairs, and not yet quiet long enough.", s.slowSet.Len())
 	writeFamilyHeader(w, slowSetMemberFamily, "gauge",
 		"1 for a node in the slow set, for the top slow set members only "+
 			"(slowpeer.namenode.metrics.slow.nodes); a series exists only while the node is among them.")
 	for _, n := range members {
 		fmt.Fprintf(w, "%s{node=%s} 1\n", slowSetMemberFamily, reports.QuoteLabel(n))
 	}
-	writeFamilyHeader(w, slowSetLinksFamily, "gauge",
-		"Links in the slow set of links: pairs the diagnosis found slow long enough; nothing avoids them.")
-	fmt.Fprintf(w, "%s %d\n", slowSetLinksFamily, s.slowLinks.Len())
+	writeFamily(w, slowSetLinksFamily, "gauge",
+		"Links in the slow set of links: pairs the diagnosis found slow long enough; nothing avoids them.", s.slowLinks.Len())
 }

@@ -291,24 +291,19 @@ func (s *Server) writeSuspectMetrics(w io.Writer) {
 		opened = f.det.Opened()
 		pairs, replaced = f.det.Pairs()
 	}
-	writeFamilyHeader(w, suspectsFamily, "gauge",
-		"Suspicions of the fast path not cleared: suspected, confirming or confirmed (GET /v1/suspects).")
-	fmt.Fprintf(w, "%s %d\n", suspectsFamily, open)
-	writeFamilyHeader(w, suspicionsOpenedFam, "counter", "Suspicions the fast path opened.")
-	fmt.Fprintf(w, "%s %d\n", suspicionsOpenedFam, opened)
+	writeFamily(w, suspectsFamily, "gauge",
+		"Suspicions of the fast path not cleared: suspected, confirming or confirmed (GET /v1/suspects).", open)
+	writeFamily(w, suspicionsOpenedFam, "counter", "Suspicions the fast path opened.", opened)
 	writeFamilyHeader(w, suspicionVerdictsFam, "counter",
 		"Verdicts of the fast path's confirmation rounds: confirmed (into the slow set at once) or cleared.")
 	fmt.Fprintf(w, "%s{verdict=%s} %d\n%s{verdict=%s} %d\n", suspicionVerdictsFam, reports.QuoteLabel(verdictConfirmed), f.confirmed.Get(),
 		suspicionVerdictsFam, reports.QuoteLabel(verdictCleared), f.cleared.Get())
 	writeFamilyHeader(w, suspicionSecondsFam, "histogram", "Time from a suspicion to its verdict.")
 	f.seconds.WritePrometheus(w)
-	writeFamilyHeader(w, suspectPairsFamily, "gauge",
-		"(reporter, peer) pairs of DataNodes the fast path's model holds: at most slowpeer.max.peer.latencies a reporter.")
-	fmt.Fprintf(w, "%s %d\n", suspectPairsFamily, pairs)
-	writeFamilyHeader(w, pairsReplacedFamily, "counter",
-		"Pairs of the fast path that a newer pair of their reporter replaced, past slowpeer.max.peer.latencies pairs.")
-	fmt.Fprintf(w, "%s %d\n", pairsReplacedFamily, replaced)
-	writeFamilyHeader(w, recentDroppedFamily, "counter",
-		"Recent latencies dropped by the fast path: they named a node that is not a DataNode of the table.")
-	fmt.Fprintf(w, "%s %d\n", recentDroppedFamily, f.dropped.Get())
+	writeFamily(w, suspectPairsFamily, "gauge",
+		"(reporter, peer) pairs of DataNodes the fast path's model holds: at most slowpeer.max.peer.latencies a reporter.", pairs)
+	writeFamily(w, pairsReplacedFamily, "counter",
+		"Pairs of the fast path that a newer pair of their reporter replaced, past slowpeer.max.peer.latencies pairs.", replaced)
+	writeFamily(w, recentDroppedFamily, "counter",
+		"Recent latencies dropped by the fast path: they named a node that is not a DataNode of the table.", f.dropped.Get())
 }
