@@ -120,9 +120,11 @@
 // without a registry call succeeding (measured from when the call was
 // sent, so it holds across a SIGSTOP; in etcd only a grant or a renewal of
 // the lease counts): that is before its session or lease can expire on
-// the server, so before another replica can win. A watchdog of the
-// Replica's own enforces the two thirds whatever a registry call waits
-// on, and every etcd call is bounded, so a replica cut off from etcd or
+// the server, so before another replica can win. When the registry
+// answers again before then, the replica still holds the election and
+// leads again (its lock node the lowest, its election key on its lease).
+// A watchdog of the Replica's own enforces the two thirds whatever a
+// registry call waits on, and every etcd call is bounded, so a replica cut off from etcd or
 // without it makes a few calls per timeout, never a busy loop.
 //
 // A [Registry] reads the members (Members) or follows them (Follow), for

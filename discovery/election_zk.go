@@ -48,6 +48,7 @@ func (z *zkReplica) decide() error {
 	children = slices.DeleteFunc(children, func(c string) bool { return !strings.Contains(c, electionPrefix) })
 	slices.SortFunc(children, func(a, b string) int { return strings.Compare(lockSequence(a), lockSequence(b)) })
 	i := slices.Index(children, path.Base(z.electPath))
+	z.elected = false
 	if i < 0 {
 		z.electPath = "" // deleted by hand: join again
 		z.poke()
@@ -59,6 +60,7 @@ func (z *zkReplica) decide() error {
 			return nil // disconnected meanwhile: the reconnect syncs again
 		}
 		z.r.promote()
+		z.elected = true
 		z.pred, z.lowest = "", ""
 		return nil
 	}

@@ -3,6 +3,7 @@ package discovery
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -190,6 +191,50 @@ func TestReplicaLeaderPartitioned(t *testing.T) {
 				c := old.Cluster()
 				return c.Leader == rs[next].cfg.Self.Server && old.State() == StateStandby && len(c.Replicas) == 3
 			})
+			if v := stopClaims(); v != "" {
+				t.Error(v)
+			}
+			if v := ts.overlap(); v != "" {
+				t.Error(v)
+			}
+		})
+	}
+}
+
+// The leader cut off from the registry (ZooKeeper or etcd) until it
+// steps down, two thirds of the timeout, and healed at once, before its
+// session or lease can expire: once the registry answers again, a replica
+// leads again within two timeouts (the same one, which still holds the
+// election), never two at once: the replicas are not left without a
+// leader while the old one holds the election.
+func TestReplicaLeaderBlip(t *testing.T) {
+	const timeout = 3 * time.Second
+	for _, kind := range []string{ZooKeeperKind, EtcdKind} {
+		t.Run(kind, func(t *testing.T) {
+			u := testRegistry(t, kind)
+			var ts terms
+			rs, fs := partitionReplicas(t, u, 3, timeout, &ts)
+			stopClaims := claims(t, rs)
+			// At rest (each replica sees the three), so that the cut
+			// holds up no read of a change, whose failure would end an
+			// etcd term early.
+			testenv.WaitFor(t, "one leader, named by all", 20*time.Second, func() bool {
+				n, l := leaderOf(rs)
+				return n == 1 && !slices.ContainsFunc(rs, func(r *Replica) bool {
+					c := r.Cluster()
+					return len(c.Replicas) != 3 || c.Leader != rs[l].cfg.Self.Server
+				})
+			})
+			_, l := leaderOf(rs)
+			cut := time.Now()
+			fs[l].freeze()
+			testenv.WaitFor(t, "the cut-off leader to stop", timeout, func() bool { return !ts.lastEnd(rs[l].cfg.Self.Server).IsZero() })
+			fs[l].thaw()
+			healed := time.Now()
+			testenv.WaitFor(t, "one leader again", 2*timeout, func() bool { n, _ := leaderOf(rs); return n == 1 })
+			_, now := leaderOf(rs)
+			t.Logf("%s: cut off %v (timeout %v); %s leads %v after the heal (%s led before)", kind, healed.Sub(cut).Round(time.Millisecond),
+				timeout, rs[now].cfg.Self.Server, time.Since(healed).Round(time.Millisecond), rs[l].cfg.Self.Server)
 			if v := stopClaims(); v != "" {
 				t.Error(v)
 			}

@@ -139,6 +139,7 @@ func (e *etcdReplica) term(ctx context.Context) (err error) {
 	e.readLeader(tctx, elect)
 	tick := time.NewTicker(r.cfg.Timeout / 5)
 	defer tick.Stop()
+	elected := false // the campaign was won: the election key is this lease's while it lives
 	for {
 		select {
 		case <-ctx.Done():
@@ -153,6 +154,7 @@ func (e *etcdReplica) term(ctx context.Context) (err error) {
 			if err := e.confirm(tctx, elect.Key(), lease.ID); err != nil {
 				return err
 			}
+			elected = true
 			r.promote()
 		case wr := <-members:
 			if err := wr.Err(); err != nil {
@@ -172,10 +174,16 @@ func (e *etcdReplica) term(ctx context.Context) (err error) {
 			}
 			e.readLeader(tctx, elect)
 		case <-tick.C:
-			if err := e.keepAlive(tctx, lease.ID); errors.Is(err, errLeaseLost) {
+			err := e.keepAlive(tctx, lease.ID)
+			if errors.Is(err, errLeaseLost) {
 				return err
 			}
 			r.checkHeard(time.Now())
+			if err == nil && elected && !r.Leading() {
+				if err := e.lead(tctx, elect.Key(), lease.ID); err != nil {
+					return err
+				}
+			}
 		}
 	}
 }
@@ -222,6 +230,26 @@ func (e *etcdReplica) confirm(ctx context.Context, key string, id clientv3.Lease
 	if err := e.keepAlive(ctx, id); err != nil {
 		return fmt.Errorf("renew the lease after winning: %w", err)
 	}
+	return nil
+}
+
+// lead takes the leadership up again after the watchdog stepped down
+// (checkHeard: etcd did not answer for two thirds of the timeout) while
+// the lease lived on: the election key is still this lease's, so no
+// other replica can have won, and nothing else would promote again
+// (the campaign was won once). It confirms the key and renews the lease
+// first; a lease or key lost ends the term (errLeaseLost), and an etcd
+// that does not answer leaves it to the next tick.
+func (e *etcdReplica) lead(ctx context.Context, key string, id clientv3.LeaseID) error {
+	err := e.confirm(ctx, key, id)
+	switch {
+	case errors.Is(err, errLeaseLost):
+		return err
+	case err != nil:
+		return nil
+	}
+	e.r.log.Info("registry: etcd answers again and the election key is still this lease's")
+	e.r.promote()
 	return nil
 }
 

@@ -26,6 +26,7 @@ type zkReplica struct {
 	regPath, electPath       string
 	regSession, electSession int64
 	pred, lowest             string // the watched election nodes
+	elected                  bool   // the last decision found this replica's lock node the lowest
 
 	// Watches; nil when not set.
 	regW, predW, lowW, membersW <-chan zk.Event
@@ -156,6 +157,12 @@ func (z *zkReplica) check() {
 	if sid := z.conn.SessionID(); sid == z.electSession && z.conn.State() == zk.StateHasSession {
 		if _, _, err := z.conn.Exists(z.r.cfg.Registry.Root); err == nil && z.conn.SessionID() == sid {
 			z.r.heardAt(sent)
+			if z.elected && !z.r.Leading() {
+				// The watchdog stepped down (checkHeard) while the
+				// session lived on, and nothing else would decide again:
+				// no session event came.
+				z.poke()
+			}
 		}
 	}
 	z.r.checkHeard(time.Now())

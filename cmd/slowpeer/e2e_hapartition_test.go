@@ -22,22 +22,29 @@ import (
 )
 
 // claims polls every replica's /v1/cluster every 50 ms and keeps, for each
-// poll, which replicas named themselves leader.
+// poll, when it was sent and which replicas named themselves leader. A
+// claim in an answer shows the replica led at some instant between the
+// poll's sending and its answer, so only a poll sent after a deadline
+// shows a claim after it: a claim answered after the deadline to a poll
+// sent before may be older than the deadline.
 type claims struct {
-	mu       sync.Mutex
-	polls    int
-	double   int                  // polls in which two or more replicas claimed
-	twoFor   time.Duration        // the time of those polls (since the poll before)
-	first    string               // the first such poll, described
-	lastSeen []string             // the claimants of the last poll
-	at       time.Time            // of the last poll
-	claimed  map[string]time.Time // replica → when its last claim arrived
-	done     chan struct{}
-	ended    chan struct{}
+	mu     sync.Mutex
+	log    []poll
+	double int           // polls in which two or more replicas claimed
+	twoFor time.Duration // the time of those polls (since the poll before)
+	first  string        // the first such poll, described
+	done   chan struct{}
+	ended  chan struct{}
+}
+
+// poll is one round of questions to every replica.
+type poll struct {
+	sent, answered time.Time
+	who            []string // the replicas that claimed to lead, sorted
 }
 
 func watchClaims(t *testing.T, client *http.Client, replicas []string) *claims {
-	c := &claims{claimed: map[string]time.Time{}, done: make(chan struct{}), ended: make(chan struct{})}
+	c := &claims{done: make(chan struct{}), ended: make(chan struct{})}
 	go func() {
 		defer close(c.ended)
 		for {
@@ -46,7 +53,7 @@ func watchClaims(t *testing.T, client *http.Client, replicas []string) *claims {
 				return
 			case <-time.After(50 * time.Millisecond):
 			}
-			var who []string
+			p := poll{sent: time.Now()}
 			var wg sync.WaitGroup
 			var mu sync.Mutex
 			for _, r := range replicas {
@@ -59,28 +66,25 @@ func watchClaims(t *testing.T, client *http.Client, replicas []string) *claims {
 					var cl struct{ Leader *string }
 					if json.NewDecoder(resp.Body).Decode(&cl) == nil && cl.Leader != nil && *cl.Leader == r {
 						mu.Lock()
-						who = append(who, r)
-						c.mu.Lock()
-						c.claimed[r] = time.Now()
-						c.mu.Unlock()
+						p.who = append(p.who, r)
 						mu.Unlock()
 					}
 				})
 			}
 			wg.Wait()
-			slices.Sort(who)
+			p.answered = time.Now()
+			slices.Sort(p.who)
 			c.mu.Lock()
-			c.polls++
-			if len(who) > 1 {
+			if len(p.who) > 1 {
 				c.double++
-				if !c.at.IsZero() {
-					c.twoFor += time.Since(c.at)
+				if len(c.log) > 0 {
+					c.twoFor += p.answered.Sub(c.log[len(c.log)-1].answered)
 				}
 				if c.first == "" {
-					c.first = fmt.Sprintf("at %s %v all claimed to lead", time.Now().Format(time.StampMilli), who)
+					c.first = fmt.Sprintf("at %s %v all claimed to lead", p.answered.Format(time.StampMilli), p.who)
 				}
 			}
-			c.lastSeen, c.at = who, time.Now()
+			c.log = append(c.log, p)
 			c.mu.Unlock()
 		}
 	}()
@@ -101,7 +105,10 @@ func (c *claims) stop() {
 func (c *claims) claimants() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return slices.Clone(c.lastSeen)
+	if len(c.log) == 0 {
+		return nil
+	}
+	return slices.Clone(c.log[len(c.log)-1].who)
 }
 
 // twoLeaders is how long two or more replicas claimed so far.
@@ -109,6 +116,43 @@ func (c *claims) twoLeaders() time.Duration {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.twoFor
+}
+
+// claimed reports whether r claimed to lead at p, or any replica when r
+// is "".
+func (p poll) claimed(r string) bool {
+	return len(p.who) > 0 && (r == "" || slices.Contains(p.who, r))
+}
+
+// lastClaim returns the last poll sent before before in which r claimed
+// to lead (any replica when r is ""), and false when none did.
+func (c *claims) lastClaim(r string, before time.Time) (poll, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := len(c.log) - 1; i >= 0; i-- {
+		if p := c.log[i]; p.sent.Before(before) && p.claimed(r) {
+			return p, true
+		}
+	}
+	return poll{}, false
+}
+
+// claimsBetween counts the polls sent from from until before until in
+// which r claimed to lead (any replica when r is ""), and returns the
+// first of them.
+func (c *claims) claimsBetween(from, until time.Time, r string) (int, poll) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n, first := 0, poll{}
+	for _, p := range c.log {
+		if !p.sent.Before(from) && p.sent.Before(until) && p.claimed(r) {
+			if n == 0 {
+				first = p
+			}
+			n++
+		}
+	}
+	return n, first
 }
 
 // waitUntil polls cond every 50 ms until it holds and returns how long
@@ -122,14 +166,6 @@ func waitUntil(within time.Duration, cond func() bool) (time.Duration, bool) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	return time.Since(start), true
-}
-
-// lastClaim is when the last answer of r that claimed the lead arrived:
-// it claimed no later than that.
-func (c *claims) lastClaim(r string) time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.claimed[r]
 }
 
 // leaderNamedByAll returns the replica every one of among names leader,
@@ -206,9 +242,11 @@ func (h *hookEvents) check(t *testing.T) {
 // around a registry of their own (ZooKeeper, etcd) in a fourth, and makes
 // two faults a kernel makes: the leader cut off from the registry, then
 // the registry killed and started again on its data. At no 50 ms poll do
-// two replicas claim to lead; the cut-off leader stops claiming within
-// two thirds of the timeout and another takes over; while the registry
-// is away no replica claims and none spins; the agent's heartbeats reach
+// two replicas claim to lead; no poll sent two thirds of the timeout or
+// more after the cut finds the cut-off leader claiming, and another takes
+// over; no poll sent two thirds of the timeout or more after the
+// registry's kill finds any replica claiming while it is away, and none
+// spins; the agent's heartbeats reach
 // every replica throughout; every hook event acknowledged is kept; and
 // once a fault ends the replicas agree on one leader again by themselves.
 func TestHAPartition(t *testing.T) {
@@ -305,13 +343,18 @@ func haPartition(t *testing.T, bin, kind string) {
 		l := leaderNamedByAll(client, replicas)
 		return l != "" && slices.Equal(obs.claimants(), []string{l})
 	})
-	stopped := obs.lastClaim(leader).Sub(cut)
-	t.Logf("%s cut %v: the leader's last claim came %v after the cut, %q led after %v; two leaders for %v; all agreed %v after the heal (timeout %v)",
-		kind, healed.Sub(cut).Round(10*time.Millisecond), stopped.Round(10*time.Millisecond), next, took.Round(10*time.Millisecond),
+	// The leader's last registry call that succeeded was sent before the
+	// cut: from two thirds of the timeout after it until the heal, no poll
+	// may find it claiming.
+	last, _ := obs.lastClaim(leader, healed)
+	late, lateFirst := obs.claimsBetween(cut.Add(timeout*2/3), healed, leader)
+	t.Logf("%s cut %v: the leader's last claim answered a poll sent %v after the cut, %q led after %v; two leaders for %v; all agreed %v after the heal (timeout %v)",
+		kind, healed.Sub(cut).Round(10*time.Millisecond), last.sent.Sub(cut).Round(10*time.Millisecond), next, took.Round(10*time.Millisecond),
 		obs.twoLeaders().Round(10*time.Millisecond), agreed.Round(10*time.Millisecond), timeout)
 	switch {
-	case stopped > timeout*2/3+250*time.Millisecond:
-		t.Errorf("the cut-off leader claimed for %v, more than two thirds of the timeout", stopped)
+	case late > 0:
+		t.Errorf("the cut-off leader claimed to lead at %d polls sent two thirds of the timeout or more after the cut, the first sent %v after it",
+			late, lateFirst.sent.Sub(cut))
 	case next == "":
 		t.Errorf("no other replica led while the leader was cut off")
 	case !ok:
@@ -323,32 +366,29 @@ func haPartition(t *testing.T, bin, kind string) {
 		cpu[r] = p.cpuSeconds()
 	}
 	two := obs.twoLeaders()
-	killed := time.Now()
+	killed := time.Now() // every registry call that succeeds from here on was sent before this
 	reg.proc.kill()
-	time.Sleep(timeout * 2 / 3)
-	claimedAway := 0
-	for time.Since(killed) < 2*timeout {
-		if len(obs.claimants()) > 0 {
-			claimedAway++
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	time.Sleep(2 * timeout) // the observer polls meanwhile
 	for _, r := range replicas {
 		hooks.post(t, r)
 	}
 	away := time.Since(killed)
 	cores := usedCores(t, replicas, procs, cpu, away)
-	if claimedAway > 0 {
-		t.Errorf("a replica claimed to lead at %d polls after two thirds of the timeout while the registry was away", claimedAway)
-	}
 	restarted := time.Now()
+	late, lateFirst = obs.claimsBetween(killed.Add(timeout*2/3), restarted, "")
+	if late > 0 {
+		t.Errorf("a replica claimed to lead at %d polls sent two thirds of the timeout or more after the registry was killed, the first %v sent %v after it",
+			late, lateFirst.who, lateFirst.sent.Sub(killed))
+	}
+	last, _ = obs.lastClaim("", restarted)
 	reg.start()
 	agreed, ok = waitUntil(3*timeout+60*time.Second, func() bool {
 		l := leaderNamedByAll(client, replicas)
 		return l != "" && slices.Equal(obs.claimants(), []string{l})
 	})
-	t.Logf("%s away %v: %s; claims at %d polls from two thirds of the timeout on; two leaders for %v; one leader %v after its start",
-		kind, away.Round(10*time.Millisecond), cores, claimedAway, (obs.twoLeaders() - two).Round(10*time.Millisecond),
+	t.Logf("%s away %v: %s; the last claim answered a poll sent %v after the kill (answered %v after); two leaders for %v; one leader %v after its start",
+		kind, away.Round(10*time.Millisecond), cores, last.sent.Sub(killed).Round(time.Millisecond), last.answered.Sub(killed).Round(time.Millisecond),
+		(obs.twoLeaders() - two).Round(10*time.Millisecond),
 		time.Since(restarted).Round(10*time.Millisecond))
 	if !ok {
 		t.Errorf("the replicas did not agree on one leader within %v of the registry's restart", agreed)
@@ -381,9 +421,9 @@ func haPartition(t *testing.T, bin, kind string) {
 
 	obs.stop()
 	obs.mu.Lock()
-	t.Logf("%s: %d polls, %d with two leaders", kind, obs.polls, obs.double)
+	t.Logf("%s: %d polls, %d with two leaders", kind, len(obs.log), obs.double)
 	if obs.double > 0 {
-		t.Errorf("%s (%d polls of %d)", obs.first, obs.double, obs.polls)
+		t.Errorf("%s (%d polls of %d)", obs.first, obs.double, len(obs.log))
 	}
 	obs.mu.Unlock()
 	hooks.check(t)
