@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -123,25 +124,18 @@ func (s *Server) observeRecent(now time.Time, hb reports.Heartbeat, slow bool) [
 // most slowpeer.max.peer.latencies pairs each (MemoryBudget).
 func (s *Server) ofDataNodes(hb reports.Heartbeat) []reports.RecentLatency {
 	rs := hb.RecentLatencies
-	for i, r := range rs {
-		if s.nodes.Known(r.Node) {
-			continue
-		}
-		out := make([]reports.RecentLatency, i, len(rs)-1)
-		copy(out, rs[:i])
-		for _, r := range rs[i+1:] {
-			if s.nodes.Known(r.Node) {
-				out = append(out, r)
-			}
-		}
-		s.fast.dropped.Add(len(rs) - len(out))
-		if !s.fast.droppedSaid.Swap(true) {
-			s.log.Warn("fast path: recent latencies of nodes that are not DataNodes of the table are dropped; "+
-				"counted in "+recentDroppedFamily, slog.String("reporter", hb.Node), slog.String("node", reports.Clip(r.Node)))
-		}
-		return out
+	unknown := func(r reports.RecentLatency) bool { return !s.nodes.Known(r.Node) }
+	i := slices.IndexFunc(rs, unknown)
+	if i < 0 {
+		return rs
 	}
-	return rs
+	out := slices.DeleteFunc(slices.Clone(rs), unknown)
+	s.fast.dropped.Add(len(rs) - len(out))
+	if !s.fast.droppedSaid.Swap(true) {
+		s.log.Warn("fast path: recent latencies of nodes that are not DataNodes of the table are dropped; "+
+			"counted in "+recentDroppedFamily, slog.String("reporter", hb.Node), slog.String("node", reports.Clip(rs[i].Node)))
+	}
+	return out
 }
 
 func plainReply(slow bool) []byte {

@@ -166,13 +166,22 @@ func (m *model) dropOldest(r *member) *obs {
 			oldest, o = peer, x
 		}
 	}
-	delete(r.out, oldest)
-	m.pairs--
-	if p := m.nodes[oldest]; p != nil {
-		delete(p.in, r.name)
+	if p := m.unpair(r, oldest); p != nil {
 		m.release(p)
 	}
 	return o
+}
+
+// unpair forgets the pair r → peer at both its ends, and returns peer's
+// member, nil when the model no longer holds it.
+func (m *model) unpair(r *member, peer string) *member {
+	delete(r.out, peer)
+	m.pairs--
+	p := m.nodes[peer]
+	if p != nil {
+		delete(p.in, r.name)
+	}
+	return p
 }
 
 // release forgets p when nothing is known of it any more: no pair, and
@@ -310,11 +319,7 @@ func (m *model) expireSome(now time.Time, learn time.Duration) {
 		}
 		for peer, o := range n.out {
 			if o.age(now) >= learn {
-				delete(n.out, peer)
-				if p := m.nodes[peer]; p != nil {
-					delete(p.in, name)
-				}
-				m.pairs--
+				m.unpair(n, peer)
 				n.dirty, m.dirty = true, true
 			}
 		}
@@ -334,11 +339,9 @@ func (m *model) forget(name string) {
 	}
 	delete(m.nodes, name)
 	for peer := range n.out {
-		if p := m.nodes[peer]; p != nil {
-			delete(p.in, name)
+		if p := m.unpair(n, peer); p != nil {
 			m.release(p)
 		}
-		m.pairs--
 	}
 	for reporter := range n.in {
 		if r := m.nodes[reporter]; r != nil {
