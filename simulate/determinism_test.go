@@ -25,7 +25,9 @@ func TestFastPathDeterministic(t *testing.T) {
 		cfg.RackSize, cfg.RemotePeers = 20, 20 // 39 peers: 6 240 pairs
 		cfg.Warmup, cfg.Incidents, cfg.Every, cfg.Lasting = 10*time.Minute, 3, 4*time.Minute, 3*time.Minute
 		cfg.Hours = (3*cfg.Every + LateGrace).Hours()
-		cfg.FastPath = new(suspect.DefaultConfig())
+		fp := suspect.DefaultConfig()
+		fp.MaxPeers = 24 // under the 39 peers: pairs replaced all along
+		cfg.FastPath = &fp
 		r, err := Run(context.Background(), cfg, nil)
 		if err != nil {
 			t.Fatal(err)

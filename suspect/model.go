@@ -156,13 +156,15 @@ func (m *model) record(now time.Time, r *member, peer string, latencyMs float64)
 	return o
 }
 
-// dropOldest forgets r's oldest pair, and its peer when nothing else is
+// dropOldest forgets r's oldest pair (of those a heartbeat brought
+// together, the first by name: not Go's map order, so that the same
+// evidence makes the same model), and its peer when nothing else is
 // known of it (as expireSome would), and returns the pair for reuse.
 func (m *model) dropOldest(r *member) *obs {
 	var oldest string
 	var o *obs
 	for peer, x := range r.out {
-		if o == nil || x.atNs < o.atNs {
+		if o == nil || x.atNs < o.atNs || x.atNs == o.atNs && peer < oldest {
 			oldest, o = peer, x
 		}
 	}
