@@ -203,8 +203,11 @@ func TestDataNodesListFollowsChanges(t *testing.T) {
 	if gone := tb.Forget(now, 30*time.Minute); len(gone) != 3 || slices.Contains(gone, "d:1") {
 		t.Fatalf("Forget dropped %v, want the 3 silent ones", gone)
 	}
-	if tb.Known("a:1") || !tb.Known("d:1") {
-		t.Fatal("Known does not follow Forget")
+	if u := tb.Unknown(slices.Values([]string{"a:1", "d:1", "e:1"})); !slices.Equal(u, []string{"a:1", "e:1"}) {
+		t.Fatalf("Unknown(a:1, d:1, e:1) = %v after Forget, want a:1 e:1", u)
+	}
+	if u := tb.Unknown(slices.Values([]string{"d:1"})); u != nil {
+		t.Fatalf("Unknown(d:1) = %v, want nil", u)
 	}
 	f("d:1")
 }

@@ -124,16 +124,21 @@ func (s *Server) observeRecent(now time.Time, hb reports.Heartbeat, slow bool) [
 // most slowpeer.max.peer.latencies pairs each (MemoryBudget).
 func (s *Server) ofDataNodes(hb reports.Heartbeat) []reports.RecentLatency {
 	rs := hb.RecentLatencies
-	unknown := func(r reports.RecentLatency) bool { return !s.nodes.Known(r.Node) }
-	i := slices.IndexFunc(rs, unknown)
-	if i < 0 {
+	unknown := s.nodes.Unknown(func(yield func(string) bool) {
+		for _, r := range rs {
+			if !yield(r.Node) {
+				return
+			}
+		}
+	})
+	if unknown == nil {
 		return rs
 	}
-	out := slices.DeleteFunc(slices.Clone(rs), unknown)
+	out := slices.DeleteFunc(slices.Clone(rs), func(r reports.RecentLatency) bool { return slices.Contains(unknown, r.Node) })
 	s.fast.dropped.Add(len(rs) - len(out))
 	if !s.fast.droppedSaid.Swap(true) {
 		s.log.Warn("fast path: recent latencies of nodes that are not DataNodes of the table are dropped; "+
-			"counted in "+recentDroppedFamily, slog.String("reporter", hb.Node), slog.String("node", reports.Clip(rs[i].Node)))
+			"counted in "+recentDroppedFamily, slog.String("reporter", hb.Node), slog.String("node", reports.Clip(unknown[0])))
 	}
 	return out
 }
