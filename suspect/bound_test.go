@@ -2,6 +2,7 @@ package suspect
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -40,6 +41,7 @@ func TestMadeUpNodesBounded(t *testing.T) {
 		if n, max := len(c.d.m.nodes), reporters*(cfg.MaxPeers+1); n > max {
 			t.Fatalf("%s: %d nodes, more than %d", when, n, max)
 		}
+		checkPairs(t, c.d.m)
 	}
 	k := 0
 	flood := func(d time.Duration) {
@@ -96,13 +98,14 @@ func TestForgetFreesPairs(t *testing.T) {
 		t.Errorf("after Forget: %d nodes, want the 5 others (made-up ones it alone named freed)", n)
 	}
 	for _, a := range ns[1:] {
-		if _, ok := d.m.nodes[a].in[ns[0]]; ok {
+		if slices.Contains(d.m.reportersOf(d.m.nodes[a]), ns[0]) {
 			t.Errorf("%s still has a pair from the forgotten node", a)
 		}
-		if _, ok := d.m.nodes[a].out[ns[0]]; ok {
+		if slices.Contains(d.m.peersOf(d.m.nodes[a]), ns[0]) {
 			t.Errorf("%s still has a pair to the forgotten node", a)
 		}
 	}
+	checkPairs(t, d.m)
 }
 
 // A reporter with more peers than MaxPeers keeps its latest MaxPeers
@@ -120,11 +123,12 @@ func TestMaxPeersKeepsLatest(t *testing.T) {
 		t.Fatalf("%d pairs, %d replaced; want 4, 6", pairs, replaced)
 	}
 	for i := 6; i < 10; i++ {
-		if _, ok := d.m.nodes["a:1"].out[fmt.Sprintf("p%d:1", i)]; !ok {
+		if d.m.outPair(d.m.nodes["a:1"], fmt.Sprintf("p%d:1", i)) == nil {
 			t.Errorf("latest pair a → p%d forgotten", i)
 		}
 	}
 	if n := len(d.m.nodes); n != 5 {
 		t.Errorf("%d nodes, want a and its 4 peers", n)
 	}
+	checkPairs(t, d.m)
 }

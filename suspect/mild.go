@@ -101,17 +101,14 @@ func (d *Detector) mildLook(now time.Time, name string, live func(string) bool) 
 	}
 	var x [2]float64
 	var ok [2]bool
-	for dir, pairs := range [2]map[string]*obs{n.in, n.out} {
+	for dir, pairs := range [2][]int32{n.in, n.out} {
 		d.m.scratch = d.m.scratch[:0]
-		for other, o := range pairs {
+		for _, i := range pairs {
+			o := d.m.pair(i)
 			if n.mild.looked && o.atNs <= n.mild.at.UnixNano() || o.age(now) >= recentEvidence {
 				continue
 			}
-			e := d.m.expected(other, name)
-			if dir == 1 {
-				e = d.m.expected(name, other)
-			}
-			if e > 0 && o.latencyMs > 0 {
+			if e := d.m.level(o.rel); e > 0 && o.latencyMs > 0 { // the pair keeps its relation
 				d.m.scratch = append(d.m.scratch, o.latencyMs/e)
 			}
 		}
@@ -121,7 +118,7 @@ func (d *Detector) mildLook(now time.Time, name string, live func(string) bool) 
 	}
 	// A look waits for both directions of a node measured both ways
 	// (up to twice mildEvery), so that a run sees both.
-	enough := func(dir int, pairs map[string]*obs) bool { return ok[dir] || len(pairs) < mildMinPairs }
+	enough := func(dir int, pairs []int32) bool { return ok[dir] || len(pairs) < mildMinPairs }
 	if !ok[0] && !ok[1] || !(enough(0, n.in) && enough(1, n.out)) && n.mild.looked && now.Sub(n.mild.at) < 2*mildEvery {
 		return nil, nil // too little measured since the last look
 	}

@@ -15,16 +15,19 @@ const (
 	otherRack
 )
 
-// obs is the latest latency of one pair, shared by its reporter's out
-// map and its peer's in map.
+// obs is the latest latency of one pair, in the model's arena: its
+// reporter's out and its peer's in hold its index there.
 //
-// It holds no pointer (the time is in Unix nanoseconds), so that the
-// garbage collector has nothing to scan in the hundreds of thousands of
-// them a large cluster has.
+// It holds no pointer (the time is in Unix nanoseconds, the ends are
+// members' ids), and neither do out and in: the garbage collector has
+// nothing to scan in the hundreds of thousands of pairs a large cluster
+// has, and a pair costs its 32 bytes and two indices, not two map
+// entries keyed by name.
 type obs struct {
-	latencyMs float64
-	atNs      int64 // the heartbeat that brought it (Time.UnixNano)
-	rel       int   // sameRack or otherRack
+	latencyMs      float64
+	atNs           int64 // the heartbeat that brought it (Time.UnixNano)
+	reporter, peer int32 // the members' ids (model.byID)
+	rel            int   // sameRack or otherRack
 }
 
 // age returns how long before now o was measured.
@@ -32,13 +35,14 @@ func (o *obs) age(now time.Time) time.Duration { return time.Duration(now.UnixNa
 
 // member is what the model knows of one node.
 type member struct {
-	// name is the node's id, the one string of it that the model's maps
-	// hold as keys: not a heartbeat's copy each.
+	// name is the node's id, the one string of it that the model holds:
+	// not a heartbeat's copy each.
 	name string
-	at   int // its index in model.order
+	id   int32 // its index in model.byID, while it is in the model
+	at   int   // its index in model.order
 	rack string
-	out  map[string]*obs // peer → latest from this node
-	in   map[string]*obs // reporter → latest towards this node
+	out  []int32 // its pairs to its peers (indices in model.arena)
+	in   []int32 // its reporters' pairs towards it
 	// level is the median of out, each over the cluster's level of its
 	// rack relation: 1 for a node that sends as the cluster does; 0 when
 	// not known.
@@ -62,6 +66,13 @@ type model struct {
 	// of expireSome and of the mild rule go by it, not by Go's random
 	// map order, so that the same evidence makes the same verdicts.
 	order []*member
+	// byID holds the nodes by id; an id freed by a node that left goes
+	// to the next new node (freeIDs).
+	byID    []*member
+	freeIDs []int32
+	// arena holds the pairs; free the slots of forgotten ones.
+	arena []obs
+	free  []int32
 	// maxPeers bounds each reporter's pairs (Config.MaxPeers); replaced
 	// counts the pairs a newer one of their reporter replaced past it.
 	maxPeers int
@@ -104,9 +115,16 @@ func newModel(rack func(string) string, maxPeers int) *model {
 func (m *model) node(name string) *member {
 	n := m.nodes[name]
 	if n == nil {
-		n = &member{name: name, at: len(m.order), out: make(map[string]*obs), in: make(map[string]*obs)}
+		n = &member{name: name, at: len(m.order)}
 		if m.rackOf != nil {
 			n.rack = m.rackOf(name)
+		}
+		if k := len(m.freeIDs); k > 0 {
+			n.id, m.freeIDs = m.freeIDs[k-1], m.freeIDs[:k-1]
+			m.byID[n.id] = n
+		} else {
+			n.id = int32(len(m.byID))
+			m.byID = append(m.byID, n)
 		}
 		m.nodes[name] = n
 		m.order = append(m.order, n)
@@ -114,13 +132,16 @@ func (m *model) node(name string) *member {
 	return n
 }
 
-// remove deletes node n: the last of order takes its place.
+// remove deletes node n, which holds no pair: the last of order takes
+// its place.
 func (m *model) remove(n *member) {
 	last := m.order[len(m.order)-1]
 	m.order[n.at], last.at = last, n.at
 	m.order[len(m.order)-1] = nil
 	m.order = m.order[:len(m.order)-1]
 	delete(m.nodes, n.name)
+	m.byID[n.id] = nil
+	m.freeIDs = append(m.freeIDs, n.id)
 	m.dirty = true
 }
 
@@ -133,22 +154,58 @@ func (m *model) names() []string {
 	return out
 }
 
+// pair returns the pair at index i of the arena: valid until the next
+// record.
+func (m *model) pair(i int32) *obs { return &m.arena[i] }
+
+// outPair returns the pair r → peer, nil when the model has none.
+func (m *model) outPair(r *member, peer string) *obs {
+	p := m.nodes[peer]
+	if r == nil || p == nil {
+		return nil
+	}
+	for _, i := range r.out {
+		if m.arena[i].peer == p.id {
+			return &m.arena[i]
+		}
+	}
+	return nil
+}
+
+// peersOf returns the names of n's peers, and reportersOf those of its
+// reporters.
+func (m *model) peersOf(n *member) []string     { return m.ends(n.out, true) }
+func (m *model) reportersOf(n *member) []string { return m.ends(n.in, false) }
+
+func (m *model) ends(pairs []int32, peer bool) []string {
+	out := make([]string, len(pairs))
+	for k, i := range pairs {
+		o := &m.arena[i]
+		out[k] = m.byID[o.reporter].name
+		if peer {
+			out[k] = m.byID[o.peer].name
+		}
+	}
+	return out
+}
+
 // record keeps latencyMs as the latest of r → peer at now, and returns
-// the pair; r is the reporter's member (m.node). A reporter holds at most
-// maxPeers pairs: a new pair past them takes the place of its oldest.
+// the pair (valid until the next record); r is the reporter's member
+// (m.node). A reporter holds at most maxPeers pairs: a new pair past
+// them takes the place of its oldest.
 func (m *model) record(now time.Time, r *member, peer string, latencyMs float64) *obs {
-	o := r.out[peer]
+	o := m.outPair(r, peer)
 	if o == nil {
 		if len(r.out) >= m.maxPeers {
-			o = m.dropOldest(r)
+			m.dropOldest(r)
 			m.replaced++
-		} else {
-			o = new(obs)
 		}
 		p := m.node(peer)
-		o.rel = m.relationOf(r, p)
-		r.out[p.name] = o
-		p.in[r.name] = o
+		i := m.newSlot()
+		o = &m.arena[i]
+		*o = obs{reporter: r.id, peer: p.id, rel: m.relationOf(r, p)}
+		r.out = append(r.out, i)
+		p.in = append(p.in, i)
 		m.pairs++
 	}
 	o.latencyMs, o.atNs = latencyMs, now.UnixNano()
@@ -156,34 +213,53 @@ func (m *model) record(now time.Time, r *member, peer string, latencyMs float64)
 	return o
 }
 
-// dropOldest forgets r's oldest pair (of those a heartbeat brought
-// together, the first by name: not Go's map order, so that the same
-// evidence makes the same model), and its peer when nothing else is
-// known of it (as expireSome would), and returns the pair for reuse.
-func (m *model) dropOldest(r *member) *obs {
-	var oldest string
-	var o *obs
-	for peer, x := range r.out {
-		if o == nil || x.atNs < o.atNs || x.atNs == o.atNs && peer < oldest {
-			oldest, o = peer, x
-		}
+// newSlot returns a free index of the arena.
+func (m *model) newSlot() int32 {
+	if k := len(m.free); k > 0 {
+		i := m.free[k-1]
+		m.free = m.free[:k-1]
+		return i
 	}
-	if p := m.unpair(r, oldest); p != nil {
-		m.release(p)
-	}
-	return o
+	m.arena = append(m.arena, obs{})
+	return int32(len(m.arena) - 1)
 }
 
-// unpair forgets the pair r → peer at both its ends, and returns peer's
-// member, nil when the model no longer holds it.
-func (m *model) unpair(r *member, peer string) *member {
-	delete(r.out, peer)
-	m.pairs--
-	p := m.nodes[peer]
-	if p != nil {
-		delete(p.in, r.name)
+// dropOldest forgets r's oldest pair (of those a heartbeat brought
+// together, the first by name: not the order of r.out, so that the same
+// evidence makes the same model), and its peer when nothing else is
+// known of it (as expireSome would).
+func (m *model) dropOldest(r *member) {
+	oldest := int32(-1)
+	for _, i := range r.out {
+		if oldest < 0 {
+			oldest = i
+			continue
+		}
+		x, o := &m.arena[i], &m.arena[oldest]
+		if x.atNs < o.atNs || x.atNs == o.atNs && m.byID[x.peer].name < m.byID[o.peer].name {
+			oldest = i
+		}
 	}
+	m.release(m.unpair(oldest))
+}
+
+// unpair forgets the pair at index i at both its ends, and returns its
+// peer's member.
+func (m *model) unpair(i int32) *member {
+	o := &m.arena[i]
+	r, p := m.byID[o.reporter], m.byID[o.peer]
+	r.out = without(r.out, i)
+	p.in = without(p.in, i)
+	m.free = append(m.free, i)
+	m.pairs--
 	return p
+}
+
+// without removes i from is (the last takes its place).
+func without(is []int32, i int32) []int32 {
+	k := slices.Index(is, i)
+	is[k] = is[len(is)-1]
+	return is[:len(is)-1]
 }
 
 // release forgets p when nothing is known of it any more: no pair, and
@@ -231,8 +307,8 @@ func (m *model) refresh(now time.Time) {
 		n := m.order[i]
 		for rel := range 2 {
 			own = own[:0]
-			for _, o := range n.out {
-				if o.rel == rel {
+			for _, i := range n.out {
+				if o := &m.arena[i]; o.rel == rel {
 					own = append(own, o.latencyMs)
 				}
 			}
@@ -258,7 +334,8 @@ func (m *model) levelOf(n *member) float64 {
 	}
 	n.dirty, n.version = false, m.version
 	m.scratch = m.scratch[:0]
-	for _, o := range n.out {
+	for _, i := range n.out {
+		o := &m.arena[i]
 		if e := m.level(o.rel); e > 0 {
 			m.scratch = append(m.scratch, o.latencyMs/e)
 		}
@@ -297,12 +374,8 @@ func (m *model) expectedOf(reporter, peer string) float64 {
 
 // expectedOfPair is expectedOf(reporter, peer) for the pair o of
 // reporter → peer, whose relation it keeps.
-func (m *model) expectedOfPair(reporter string, o *obs) float64 {
-	e := m.level(o.rel)
-	if r := m.nodes[reporter]; r != nil {
-		e *= max(1, m.levelOf(r))
-	}
-	return e
+func (m *model) expectedOfPair(o *obs) float64 {
+	return m.level(o.rel) * max(1, m.levelOf(m.byID[o.reporter]))
 }
 
 // expireSome forgets the pairs older than learn of the next nodes of a
@@ -319,9 +392,9 @@ func (m *model) expireSome(now time.Time, learn time.Duration) {
 		if n == nil {
 			continue
 		}
-		for peer, o := range n.out {
-			if o.age(now) >= learn {
-				m.unpair(n, peer)
+		for k := len(n.out) - 1; k >= 0; k-- { // unpair moves the last to k
+			if i := n.out[k]; m.arena[i].age(now) >= learn {
+				m.unpair(i)
 				n.dirty, m.dirty = true, true
 			}
 		}
@@ -339,19 +412,14 @@ func (m *model) forget(name string) {
 	if n == nil {
 		return
 	}
-	delete(m.nodes, name)
-	for peer := range n.out {
-		if p := m.unpair(n, peer); p != nil {
-			m.release(p)
-		}
+	for len(n.out) > 0 {
+		m.release(m.unpair(n.out[len(n.out)-1]))
 	}
-	for reporter := range n.in {
-		if r := m.nodes[reporter]; r != nil {
-			delete(r.out, name)
-			r.dirty = true
-			m.release(r)
-		}
-		m.pairs--
+	for len(n.in) > 0 {
+		r := m.byID[m.arena[n.in[len(n.in)-1]].reporter]
+		m.unpair(n.in[len(n.in)-1])
+		r.dirty = true
+		m.release(r)
 	}
 	m.remove(n)
 }

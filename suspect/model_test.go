@@ -2,6 +2,7 @@ package suspect
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 )
@@ -35,6 +36,7 @@ func TestModelOrder(t *testing.T) {
 				t.Fatalf("order[%d] is %q at %d", i, n.name, n.at)
 			}
 		}
+		checkPairs(t, m)
 	}
 	m := build()
 	checkOrder(m, 297)
@@ -62,5 +64,37 @@ func TestModelOrder(t *testing.T) {
 	again.refresh(now)
 	if again.cluster != [2]float64{levels[0], 0} {
 		t.Fatalf("the same evidence: level %v, then %v", levels[0], again.cluster)
+	}
+}
+
+// checkPairs checks that every pair of m is in its reporter's out and
+// its peer's in, both members of m by their ids, and that the arena
+// holds m.pairs pairs beside its free slots.
+func checkPairs(t *testing.T, m *model) {
+	t.Helper()
+	ids, outs := 0, 0
+	for id, n := range m.byID {
+		if n == nil {
+			continue
+		}
+		ids++
+		if n.id != int32(id) || m.nodes[n.name] != n {
+			t.Fatalf("byID[%d] is %q of id %d", id, n.name, n.id)
+		}
+		for _, i := range n.out {
+			o := m.arena[i]
+			if o.reporter != n.id || m.byID[o.peer] == nil || !slices.Contains(m.byID[o.peer].in, i) {
+				t.Fatalf("%q's pair %d: %+v, not in its peer's in", n.name, i, o)
+			}
+		}
+		for _, i := range n.in {
+			if o := m.arena[i]; o.peer != n.id || m.byID[o.reporter] == nil || !slices.Contains(m.byID[o.reporter].out, i) {
+				t.Fatalf("%q's pair %d from %+v, not in its reporter's out", n.name, i, o)
+			}
+		}
+		outs += len(n.out)
+	}
+	if ids != len(m.nodes) || outs != m.pairs || len(m.arena)-len(m.free) != m.pairs {
+		t.Fatalf("%d ids, %d nodes; %d pairs out, %d counted, %d in the arena", ids, len(m.nodes), outs, m.pairs, len(m.arena)-len(m.free))
 	}
 }

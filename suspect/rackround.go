@@ -195,7 +195,7 @@ func (d *Detector) planRack(now time.Time, rs *suspicion, members []string, live
 	}
 	slices.Sort(rack)
 	for _, m := range rack {
-		for w := range d.m.nodes[m].in {
+		for _, w := range d.m.reportersOf(d.m.nodes[m]) {
 			if !inRack(w) && d.eligible(now, w, live) {
 				measured[w] = append(measured[w], m)
 			}
@@ -225,7 +225,7 @@ func (d *Detector) planRack(now time.Time, rs *suspicion, members []string, live
 		if len(r.witnesses) == d.cfg.Witnesses {
 			break
 		}
-		ctl := d.pick(now, d.m.nodes[c.name].out, 1, rs.rack, append(slices.Clone(rack), c.name), id+int64(len(r.witnesses)+1)*7919, live)
+		ctl := d.pick(now, d.m.peersOf(d.m.nodes[c.name]), 1, rs.rack, append(slices.Clone(rack), c.name), id+int64(len(r.witnesses)+1)*7919, live)
 		if len(ctl) == 0 || inRack(ctl[0]) {
 			continue
 		}

@@ -52,12 +52,12 @@ func (d *Detector) eligible(now time.Time, name string, live func(string) bool) 
 	return s == nil || s.state == Cleared
 }
 
-// pick returns up to k eligible nodes among from's keys (the pairs of a
-// node: the agents that measure it, or the peers it measures) and not in
-// skip, those whose rack differs from avoidRack first, then the least
-// loaded, then in an order that changes with seed (then by name: not in
-// the map's).
-func (d *Detector) pick(now time.Time, from map[string]*obs, k int, avoidRack string, skip []string, seed int64, live func(string) bool) []string {
+// pick returns up to k eligible nodes among from (the other ends of a
+// node's pairs: the agents that measure it, or the peers it measures)
+// and not in skip, those whose rack differs from avoidRack first, then
+// the least loaded, then in an order that changes with seed (then by
+// name: not in from's order).
+func (d *Detector) pick(now time.Time, from []string, k int, avoidRack string, skip []string, seed int64, live func(string) bool) []string {
 	type cand struct {
 		name     string
 		sameRack bool
@@ -65,7 +65,7 @@ func (d *Detector) pick(now time.Time, from map[string]*obs, k int, avoidRack st
 		order    uint32
 	}
 	var cs []cand
-	for name := range from {
+	for _, name := range from {
 		if slices.Contains(skip, name) || !d.eligible(now, name, live) {
 			continue
 		}
@@ -93,7 +93,7 @@ func (d *Detector) pick(now time.Time, from map[string]*obs, k int, avoidRack st
 // pairs returns up to k pairs (x[i], y[i]) for a round: x among from,
 // y[i] one of pool(x[i]) (a different one for each where it can be), all
 // outside skip. Only agents that measure a node are asked to probe it.
-func (d *Detector) pairs(now time.Time, from map[string]*obs, pool func(string) map[string]*obs, k int, avoid string, skip []string, seed int64, live func(string) bool) (x, y []string) {
+func (d *Detector) pairs(now time.Time, from []string, pool func(string) []string, k int, avoid string, skip []string, seed int64, live func(string) bool) (x, y []string) {
 	for i, a := range d.pick(now, from, k, avoid, skip, seed, live) {
 		cs := d.pick(now, pool(a), 1, avoid, append(slices.Concat(skip, y), a), seed+int64(i+1)*7919, live)
 		if len(cs) == 0 {
@@ -122,17 +122,17 @@ func (d *Detector) plan(now time.Time, s *suspicion, live func(string) bool) *ro
 	if sus == nil || tgt == nil {
 		return nil
 	}
-	outOf := func(n string) map[string]*obs { return d.m.nodes[n].out }
-	inOf := func(n string) map[string]*obs { return d.m.nodes[n].in }
+	outOf := func(n string) []string { return d.m.peersOf(d.m.nodes[n]) }
+	inOf := func(n string) []string { return d.m.reportersOf(d.m.nodes[n]) }
 	r := &round{id: id, asked: now, answers: map[ask]float64{}}
 	// The receiver side: the target's reporters probe it and a control
 	// of their own peers.
-	r.witnesses, r.controls = d.pairs(now, tgt.in, outOf, d.cfg.Witnesses, tgt.rack, skip, id, live)
+	r.witnesses, r.controls = d.pairs(now, d.m.reportersOf(tgt), outOf, d.cfg.Witnesses, tgt.rack, skip, id, live)
 	// The sender side, when the suspect answers (not an agent reading
 	// -hadoop-jmx): it probes its own peers, each also probed by another
 	// of its reporters.
 	if now.Sub(sus.reported) < recentEvidence {
-		r.peers, r.others = d.pairs(now, sus.out, inOf, d.cfg.Witnesses, sus.rack, skip, id+1, live)
+		r.peers, r.others = d.pairs(now, d.m.peersOf(sus), inOf, d.cfg.Witnesses, sus.rack, skip, id+1, live)
 	}
 	if len(r.witnesses) < 2 && len(r.peers) < 2 || s.peer != "" && len(r.peers) < 2 {
 		return nil

@@ -86,17 +86,25 @@ func (d *Detector) gather(now time.Time, name, except string, after time.Time, o
 	if n == nil {
 		return e
 	}
-	pairs := n.in
+	pairs, x := n.in, int32(-1)
 	if out {
 		pairs = n.out
 	}
-	for other, o := range pairs {
-		if other == except || !fresh(o, now, after) {
+	if ex := d.m.nodes[except]; ex != nil {
+		x = ex.id
+	}
+	for _, i := range pairs {
+		o := d.m.pair(i)
+		other := o.reporter
+		if out {
+			other = o.peer
+		}
+		if other == x || !fresh(o, now, after) {
 			continue
 		}
 		exp := d.m.level(o.rel) // expected(name, other): the pair keeps its relation
 		if !out {
-			exp = d.m.expectedOfPair(other, o)
+			exp = d.m.expectedOfPair(o)
 		}
 		e.add(d.cfg.Ratio, o.latencyMs, exp)
 	}
@@ -146,14 +154,16 @@ func (d *Detector) rules(now time.Time, name string, how hotness, after func(tar
 		return out
 	}
 	var zero time.Time
-	for p, o := range n.out {
+	for _, i := range n.out {
+		o := d.m.pair(i)
 		if !fresh(o, now, zero) {
 			continue
 		}
-		exp := d.m.expectedOfPair(name, o)
+		exp := d.m.expectedOfPair(o)
 		if exp <= 0 || o.latencyMs < d.cfg.Ratio*exp {
 			continue
 		}
+		p := d.m.byID[o.peer].name
 		target := linkEntity(name, p) // only for a pair far above: most are not
 		at := after(target)
 		if !fresh(o, now, at) {
@@ -175,11 +185,7 @@ func (d *Detector) rules(now time.Time, name string, how hotness, after func(tar
 func (d *Detector) stillSlow(now time.Time, s *suspicion) bool {
 	var zero time.Time
 	if s.peer != "" {
-		n := d.m.nodes[s.node]
-		if n == nil {
-			return false
-		}
-		o := n.out[s.peer]
+		o := d.m.outPair(d.m.nodes[s.node], s.peer)
 		return o != nil && fresh(o, now, zero) && o.latencyMs >= d.cfg.Ratio*d.m.expectedOf(s.node, s.peer)
 	}
 	return inboundSlow(d.inbound(now, s.node, "", zero)) || outboundSlow(d.outbound(now, s.node, "", zero))
