@@ -2,6 +2,7 @@ package suspect
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -96,5 +97,44 @@ func checkPairs(t *testing.T, m *model) {
 	}
 	if ids != len(m.nodes) || outs != m.pairs || len(m.arena)-len(m.free) != m.pairs {
 		t.Fatalf("%d ids, %d nodes; %d pairs out, %d counted, %d in the arena", ids, len(m.nodes), outs, m.pairs, len(m.arena)-len(m.free))
+	}
+}
+
+// Pairs recorded, replaced past maxPeers, expired and forgotten in a
+// random order keep the model whole: every pair at both its ends, the
+// ids and the count right, a reporter within maxPeers, and the pair just
+// recorded holding its latency.
+func TestModelPairsRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	m := newModel(nil, 5)
+	now := time.Unix(1_700_000_000, 0)
+	name := func() string { return fmt.Sprintf("n%02d", rng.IntN(20)) }
+	for op := range 20000 {
+		now = now.Add(time.Duration(rng.IntN(400)) * time.Millisecond)
+		switch k := rng.IntN(100); {
+		case k < 90:
+			r, p := name(), name()
+			if r == p {
+				continue
+			}
+			lat := float64(op)
+			m.record(now, m.node(r), p, lat)
+			if o := m.outPair(m.nodes[r], p); o == nil || o.latencyMs != lat {
+				t.Fatalf("op %d: %s → %s recorded %v, holds %+v", op, r, p, lat, o)
+			}
+		case k < 97:
+			m.expireSome(now, 20*time.Second)
+		default:
+			m.forget(name())
+		}
+		for _, n := range m.order {
+			if len(n.out) > m.maxPeers {
+				t.Fatalf("op %d: %s holds %d pairs, more than %d", op, n.name, len(n.out), m.maxPeers)
+			}
+		}
+		checkPairs(t, m)
+	}
+	if m.replaced == 0 || len(m.freeIDs) == 0 && len(m.free) == 0 {
+		t.Fatalf("replaced %d, %d free ids, %d free slots: the run did not reuse", m.replaced, len(m.freeIDs), len(m.free))
 	}
 }
