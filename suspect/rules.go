@@ -30,7 +30,7 @@ func (e *evidence) add(ratio, latencyMs, expectedMs float64) {
 	}
 	e.far++
 	// The highest, and of equal ones the highest expected: not the
-	// first in the map's order.
+	// first in the pairs' order.
 	if latencyMs > e.latencyMs || latencyMs == e.latencyMs && expectedMs > e.expectedMs {
 		e.latencyMs, e.expectedMs = latencyMs, expectedMs
 	}
