@@ -30,6 +30,15 @@ type obs struct {
 	rel            int   // sameRack or otherRack
 }
 
+// end returns the id of o's end seen from the other: its peer when out
+// (from its reporter), else its reporter.
+func (o *obs) end(out bool) int32 {
+	if out {
+		return o.peer
+	}
+	return o.reporter
+}
+
 // age returns how long before now o was measured.
 func (o *obs) age(now time.Time) time.Duration { return time.Duration(now.UnixNano() - o.atNs) }
 
@@ -180,11 +189,7 @@ func (m *model) reportersOf(n *member) []string { return m.ends(n.in, false) }
 func (m *model) ends(pairs []int32, peer bool) []string {
 	out := make([]string, len(pairs))
 	for k, i := range pairs {
-		o := &m.arena[i]
-		out[k] = m.byID[o.reporter].name
-		if peer {
-			out[k] = m.byID[o.peer].name
-		}
+		out[k] = m.byID[m.arena[i].end(peer)].name
 	}
 	return out
 }
@@ -240,19 +245,20 @@ func (m *model) dropOldest(r *member) {
 			oldest = i
 		}
 	}
-	m.release(m.unpair(oldest))
+	_, p := m.unpair(oldest)
+	m.release(p)
 }
 
 // unpair forgets the pair at index i at both its ends, and returns its
-// peer's member.
-func (m *model) unpair(i int32) *member {
+// reporter's and its peer's members.
+func (m *model) unpair(i int32) (r, p *member) {
 	o := &m.arena[i]
-	r, p := m.byID[o.reporter], m.byID[o.peer]
+	r, p = m.byID[o.reporter], m.byID[o.peer]
 	r.out = without(r.out, i)
 	p.in = without(p.in, i)
 	m.free = append(m.free, i)
 	m.pairs--
-	return p
+	return r, p
 }
 
 // without removes i from is (the last takes its place).
@@ -361,19 +367,9 @@ func (m *model) expected(reporter, peer string) float64 {
 	return m.level(m.relation(reporter, peer))
 }
 
-// expectedOf returns the expected latency for the rule of a slow node:
-// the cluster's level, times the reporter's own level when it sends
-// slower than the cluster.
-func (m *model) expectedOf(reporter, peer string) float64 {
-	e := m.expected(reporter, peer)
-	if r := m.nodes[reporter]; r != nil {
-		e *= max(1, m.levelOf(r))
-	}
-	return e
-}
-
-// expectedOfPair is expectedOf(reporter, peer) for the pair o of
-// reporter → peer, whose relation it keeps.
+// expectedOfPair returns the expected latency of the pair o for the rule
+// of a slow node: the cluster's level for its rack relation, times its
+// reporter's own level when that one sends slower than the cluster.
 func (m *model) expectedOfPair(o *obs) float64 {
 	return m.level(o.rel) * max(1, m.levelOf(m.byID[o.reporter]))
 }
@@ -413,11 +409,11 @@ func (m *model) forget(name string) {
 		return
 	}
 	for len(n.out) > 0 {
-		m.release(m.unpair(n.out[len(n.out)-1]))
+		_, p := m.unpair(n.out[len(n.out)-1])
+		m.release(p)
 	}
 	for len(n.in) > 0 {
-		r := m.byID[m.arena[n.in[len(n.in)-1]].reporter]
-		m.unpair(n.in[len(n.in)-1])
+		r, _ := m.unpair(n.in[len(n.in)-1])
 		r.dirty = true
 		m.release(r)
 	}

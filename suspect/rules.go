@@ -95,11 +95,7 @@ func (d *Detector) gather(now time.Time, name, except string, after time.Time, o
 	}
 	for _, i := range pairs {
 		o := d.m.pair(i)
-		other := o.reporter
-		if out {
-			other = o.peer
-		}
-		if other == x || !fresh(o, now, after) {
+		if o.end(out) == x || !fresh(o, now, after) {
 			continue
 		}
 		exp := d.m.level(o.rel) // expected(name, other): the pair keeps its relation
@@ -186,7 +182,7 @@ func (d *Detector) stillSlow(now time.Time, s *suspicion) bool {
 	var zero time.Time
 	if s.peer != "" {
 		o := d.m.outPair(d.m.nodes[s.node], s.peer)
-		return o != nil && fresh(o, now, zero) && o.latencyMs >= d.cfg.Ratio*d.m.expectedOf(s.node, s.peer)
+		return o != nil && fresh(o, now, zero) && o.latencyMs >= d.cfg.Ratio*d.m.expectedOfPair(o)
 	}
 	return inboundSlow(d.inbound(now, s.node, "", zero)) || outboundSlow(d.outbound(now, s.node, "", zero))
 }
