@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/slowpeer/slowpeer/reports"
@@ -42,11 +43,18 @@ type loadWorker struct {
 	// compressed, as the agent's do.
 	gzip bool
 	zbuf bytes.Buffer
-	zw   *gzip.Writer
 
 	conn net.Conn
 	br   *bufio.Reader
 }
+
+// loadGzips are the workers' compressors, shared: one for each of 10 000
+// workers, a megabyte each, kept the generator's collector busy on more
+// than one of the machine's two cores.
+var loadGzips = sync.Pool{New: func() any {
+	zw, _ := gzip.NewWriterLevel(nil, reports.GzipLevel)
+	return zw
+}}
 
 // workers returns the workers of n agents: conns of them, agent i going to
 // worker i % conns; with conns 0, one per agent, as real agents each hold
@@ -136,13 +144,11 @@ func (w *loadWorker) exchange(body []byte) ([]reports.ProbeRequest, error) {
 	encoding := ""
 	if w.gzip && len(body) > reports.GzipMinBytes {
 		w.zbuf.Reset()
-		if w.zw == nil {
-			w.zw, _ = gzip.NewWriterLevel(&w.zbuf, reports.GzipLevel)
-		} else {
-			w.zw.Reset(&w.zbuf)
-		}
-		w.zw.Write(body)
-		w.zw.Close()
+		zw := loadGzips.Get().(*gzip.Writer)
+		zw.Reset(&w.zbuf)
+		zw.Write(body)
+		zw.Close()
+		loadGzips.Put(zw)
 		body, encoding = w.zbuf.Bytes(), "Content-Encoding: gzip\r\n"
 		w.tally.gzipped.Add(1)
 	}
