@@ -10,7 +10,8 @@ import (
 
 // heavyWork bounds the Server's work that holds a core for milliseconds to
 // tens of them at 10 000 DataNodes — /jmx (2 MB of LiveNodes), the whole
-// DataNode list, /v1/state, a fit of the diagnosis, the state file — to
+// DataNode list, /v1/state, /metrics, /v1/suspects, a fit of the
+// diagnosis, a step of the fast path, the state file — to
 // GOMAXPROCS − 1 at once (at least one), so that heartbeats, which take
 // microseconds, always find a core that none of it holds. Two such reads
 // on the two cores of a small machine held every heartbeat behind them

@@ -160,7 +160,7 @@ func New(cfg Config) (*Server, error) {
 	e.POST(HeartbeatPath, s.heartbeat)
 	s.get(SlowPeersPath, s.slowPeers)
 	s.get(JMXPath, s.heavyRoute(s.jmx))
-	s.get(MetricsPath, s.serveMetrics)
+	s.get(MetricsPath, s.heavyRoute(s.serveMetrics))
 	s.get(DataNodesPath, s.heavyRoute(s.dataNodes))
 	s.get(SlowNodesPath, s.slowNodes)
 	s.get(StatePath, s.heavyRoute(s.serveState))
@@ -172,7 +172,7 @@ func New(cfg Config) (*Server, error) {
 	s.AddMetrics(s.decisions.writeMetrics)
 	s.get(SlowDisksPath, s.slowDisksView)
 	s.get(DiskFindingsPath, s.diskFindings)
-	s.get(SuspectsPath, s.serveSuspects)
+	s.get(SuspectsPath, s.heavyRoute(s.serveSuspects))
 	s.AddMetrics(s.writeSuspectMetrics)
 	return s, nil
 }
