@@ -65,9 +65,15 @@ func getWhole(ctx context.Context, client *http.Client, url string) error {
 }
 
 // readAnswer reads resp's body whole and closes it; it wants 200 and a
-// body that ok accepts (any, with ok nil).
+// body that ok accepts (any, with ok nil: then a 200's body is read and
+// dropped, not kept, so that the readers' megabytes a second do not
+// busy the generator's collector).
 func readAnswer(resp *http.Response, ok func(body []byte) bool) error {
 	defer resp.Body.Close()
+	if ok == nil && resp.StatusCode == http.StatusOK {
+		_, err := io.Copy(io.Discard, resp.Body)
+		return err
+	}
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
 		return err
