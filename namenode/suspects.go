@@ -219,8 +219,8 @@ func (s *Server) StepSuspects(now time.Time) []suspect.Verdict {
 
 // runSuspects calls StepSuspects every SuspectEvery, as heavy work (it
 // applies the evidence of half a second of heartbeats: 20 ms at 10 000
-// agents), until ctx is done, then returns nil. Serve runs it; call it yourself only when you serve
-// Handler with a server of your own.
+// agents), until ctx is done, then returns nil. Serve runs it; call it
+// yourself only when you serve Handler with a server of your own.
 func (s *Server) runSuspects(ctx context.Context) error {
 	if s.fast.det == nil {
 		return nil
