@@ -14,7 +14,18 @@ type Cell struct {
 // rows in no particular order. The slice is the caller's.
 func (m *Matrix) Cells(now time.Time, max int) []Cell {
 	t := m.instant(now)
-	var out []Cell
+	n := 0 // counted first: appending 200 000 cells one by one allocates twice what they hold
+	for _, r := range m.rows {
+		for _, c := range r.cells {
+			if m.valid(c, t) {
+				n++
+			}
+		}
+	}
+	if max > 0 {
+		n = min(n, max)
+	}
+	out := make([]Cell, 0, n)
 	for _, r := range m.rows {
 		for _, c := range r.cells {
 			if !m.valid(c, t) {

@@ -58,8 +58,11 @@ func Write(w http.ResponseWriter, r *http.Request, beans []Bean) {
 			http.StatusMethodNotAllowed)
 		return
 	}
-	status, doc := answer(r.URL.RawQuery, beans)
-	body := jacksonIndent(make([]byte, 0, len(doc)+len(doc)/4), doc)
+	e := encoders.Get().(*encoder)
+	defer encoders.Put(e)
+	status, doc := answer(e, r.URL.RawQuery, beans)
+	body := jacksonIndent(e.body[:0], doc)
+	e.body = body
 	h := w.Header()
 	h.Set("Content-Type", ContentType)
 	h.Set("Access-Control-Allow-Methods", "GET")
@@ -74,14 +77,15 @@ func Write(w http.ResponseWriter, r *http.Request, beans []Bean) {
 }
 
 // answer returns the status and the compact document for a raw query
-// string.
-func answer(rawQuery string, beans []Bean) (int, []byte) {
+// string, written into e's buffer.
+func answer(e *encoder, rawQuery string, beans []Bean) (int, []byte) {
+	e.buf.Reset()
 	params, err := url.ParseQuery(rawQuery)
 	if err != nil {
-		return http.StatusBadRequest, errorDoc("malformed query string: " + err.Error())
+		return http.StatusBadRequest, errorDoc(e, "malformed query string: "+err.Error())
 	}
 	if get, ok := params["get"]; ok {
-		return answerGet(get[0], beans)
+		return answerGet(e, get[0], beans)
 	}
 	qry := "*:*"
 	if q, ok := params["qry"]; ok {
@@ -89,9 +93,8 @@ func answer(rawQuery string, beans []Bean) (int, []byte) {
 	}
 	pat, err := parseObjectName(qry)
 	if err != nil {
-		return http.StatusBadRequest, errorDoc(fmt.Sprintf("malformed qry %q: %v", qry, err))
+		return http.StatusBadRequest, errorDoc(e, fmt.Sprintf("malformed qry %q: %v", qry, err))
 	}
-	e := newEncoder()
 	e.buf.WriteString(`{"beans":[`)
 	for i, b := range query(beans, &pat) {
 		if i > 0 {
@@ -104,17 +107,16 @@ func answer(rawQuery string, beans []Bean) (int, []byte) {
 }
 
 // answerGet answers ?get=BEAN::ATTR as JMXJsonServlet.doGet and listBeans.
-func answerGet(get string, beans []Bean) (int, []byte) {
+func answerGet(e *encoder, get string, beans []Bean) (int, []byte) {
 	parts := javaSplit(get, "::")
 	if len(parts) != 2 {
-		return http.StatusBadRequest, errorDoc("query format is not as expected.")
+		return http.StatusBadRequest, errorDoc(e, "query format is not as expected.")
 	}
 	pat, err := parseObjectName(parts[0])
 	if err != nil {
-		return http.StatusBadRequest, errorDoc(fmt.Sprintf("malformed bean name %q: %v", parts[0], err))
+		return http.StatusBadRequest, errorDoc(e, fmt.Sprintf("malformed bean name %q: %v", parts[0], err))
 	}
 	attr := parts[1]
-	e := newEncoder()
 	e.buf.WriteString(`{"beans":[`)
 	for i, b := range query(beans, &pat) {
 		if i > 0 {
@@ -144,8 +146,8 @@ func answerGet(get string, beans []Bean) (int, []byte) {
 }
 
 // errorDoc returns Hadoop's error document, {"result":"ERROR","message":m}.
-func errorDoc(message string) []byte {
-	e := newEncoder()
+func errorDoc(e *encoder, message string) []byte {
+	e.buf.Reset()
 	e.buf.WriteString(`{"result":"ERROR","message":`)
 	e.str(message)
 	e.buf.WriteByte('}')

@@ -55,12 +55,14 @@ func required(path fieldPath, names []string, seen, want uint) error {
 // for the reason tooMany.
 func objects[T any](sc *scanner, field string, max int, tooMany string, names []string, want uint,
 	read func(e *T, f int, at fieldPath) error) ([]T, error) {
-	out := make([]T, 0, 8)
+	out := make([]T, 0, sc.objectsHint(max))
 	null, err := sc.array(field, max, tooMany, func(i int) error {
-		var e T
+		// read fills the element in place: a local one handed to read
+		// would be allocated for each element.
+		out = append(out, *new(T))
+		e := &out[len(out)-1]
 		path := fieldPath{peer: i, array: field}
-		seen, err := sc.fields(path, names, func(f int, at fieldPath) error { return read(&e, f, at) })
-		out = append(out, e)
+		seen, err := sc.fields(path, names, func(f int, at fieldPath) error { return read(e, f, at) })
 		if err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@ package reports
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -109,4 +110,27 @@ func FuzzParseHeartbeatReply(f *testing.F) {
 			seen[p.Node] = true
 		}
 	})
+}
+
+// BenchmarkParseHeartbeatRecent parses a heartbeat with 20
+// recentLatencies, about what an agent of the fast path sends every 3 s,
+// and reports its allocations.
+func BenchmarkParseHeartbeatRecent(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString(`{"node":"10.0.0.1:9866","recentLatencies":[`)
+	for i := range 20 {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		fmt.Fprintf(&sb, `{"node":"10.0.%d.%d:9866","latencyMs":%.3f,"blocks":3}`, i/8, i, 0.4+float64(i)/100)
+	}
+	sb.WriteString(`]}`)
+	body := []byte(sb.String())
+	b.ReportAllocs()
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		if _, err := ParseHeartbeat(body); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

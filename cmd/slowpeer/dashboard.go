@@ -64,7 +64,9 @@ func (s *dashboardSource) Snapshot(now time.Time) dashboard.View {
 	}
 	nodes, links := s.srv.SlowSets(now)
 	v.SlowSet = &dashboard.SlowSet{Nodes: slowSetMembers(nodes), Links: slowSetMembers(links)}
-	for _, d := range s.srv.DataNodes().List(now) {
+	dns := s.srv.DataNodes().List(now)
+	v.DataNodes = make([]dashboard.DataNode, 0, len(dns))
+	for _, d := range dns {
 		// The states are the dashboard's words for namenode's.
 		v.DataNodes = append(v.DataNodes, dashboard.DataNode{Node: d.Node, State: string(s.srv.StateOf(now, d)),
 			LastHeartbeat: d.LastHeartbeat, HTTPAddress: d.HTTPAddress})

@@ -160,6 +160,9 @@ func TestServiceLoad(t *testing.T) {
 		}
 	}
 	svc1, gen1 := mustSample(t, nn.cmd.Process.Pid), mustSample(t, os.Getpid())
+	if *loadProfile != "" {
+		profileHeap(nn)
+	}
 	buckets1, err1 := heartbeatBuckets(t.Context(), readers, base)
 	cancel()
 	wg.Wait()

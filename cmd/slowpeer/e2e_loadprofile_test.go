@@ -3,9 +3,14 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
+	"runtime/metrics"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"testing"
@@ -15,12 +20,15 @@ import (
 // The service of TestServiceLoad, profiled (-load-profile DIR): it runs as
 // this test binary, in TestLoadServiceProcess, so that go test's own
 // -test.cpuprofile, -test.mutexprofile, -test.blockprofile and -test.memprofile write its
-// profiles when it stops on SIGTERM.
+// profiles when it stops on SIGTERM. At the end of the window it writes
+// the live heap as well (heap.pprof, on SIGUSR1): the memory profile
+// written at the stop no longer holds the connections.
 
 // loadServiceArgsEnv carries the service's arguments to TestLoadServiceProcess,
 // separated by loadArgSep.
 const (
 	loadServiceArgsEnv = "SLOWPEER_LOAD_SERVICE_ARGS"
+	loadHeapProfileEnv = "SLOWPEER_LOAD_HEAP_PROFILE"
 	loadArgSep         = "\x1f"
 )
 
@@ -36,6 +44,7 @@ func profiledService(t *testing.T, dir string, args []string) (bin string, procA
 		t.Fatal(err)
 	}
 	t.Setenv(loadServiceArgsEnv, strings.Join(args, loadArgSep))
+	t.Setenv(loadHeapProfileEnv, filepath.Join(dir, "heap.pprof"))
 	return os.Args[0], []string{"-test.run=^TestLoadServiceProcess$",
 		"-test.cpuprofile=" + filepath.Join(dir, "cpu.pprof"),
 		"-test.mutexprofile=" + filepath.Join(dir, "mutex.pprof"),
@@ -43,6 +52,13 @@ func profiledService(t *testing.T, dir string, args []string) (bin string, procA
 		"-test.memprofile=" + filepath.Join(dir, "mem.pprof"),
 		"-test.blockprofilerate=10000", // one event in 10 µs of blocking
 		"-test.outputdir=" + dir}
+}
+
+// profileHeap has the profiled service write its live heap, and gives it
+// a few seconds to.
+func profileHeap(nn *proc) {
+	nn.cmd.Process.Signal(syscall.SIGUSR1)
+	time.Sleep(3 * time.Second)
 }
 
 // stopProfiled stops the profiled service with SIGTERM, so that it writes
@@ -66,7 +82,41 @@ func TestLoadServiceProcess(t *testing.T) {
 	}
 	ctx, stop := signal.NotifyContext(t.Context(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
+	heap := make(chan os.Signal, 1)
+	signal.Notify(heap, syscall.SIGUSR1)
+	defer signal.Stop(heap)
+	go func() {
+		for range heap {
+			writeHeapProfile(t, os.Getenv(loadHeapProfileEnv))
+		}
+	}()
 	if code := run(ctx, strings.Split(args, loadArgSep), strings.NewReader(""), os.Stdout, os.Stderr); code != 0 {
 		t.Fatalf("slowpeer namenode exited %d", code)
+	}
+}
+
+// writeHeapProfile writes the heap as the collector it runs first leaves
+// it to path, and the runtime's memory by class (runtime/metrics'
+// /memory/classes/) to path's sibling memory.txt.
+func writeHeapProfile(t *testing.T, path string) {
+	var classes []metrics.Sample
+	for _, d := range metrics.All() {
+		if strings.HasPrefix(d.Name, "/memory/classes/") {
+			classes = append(classes, metrics.Sample{Name: d.Name})
+		}
+	}
+	metrics.Read(classes)
+	var b strings.Builder
+	for _, c := range classes {
+		fmt.Fprintf(&b, "%-50s %8.1f MiB\n", c.Name, float64(c.Value.Uint64())/(1<<20))
+	}
+	runtime.GC()
+	f, err := os.Create(path)
+	if err == nil {
+		err = errors.Join(pprof.Lookup("heap").WriteTo(f, 0), f.Close())
+	}
+	err = errors.Join(err, os.WriteFile(filepath.Join(filepath.Dir(path), "memory.txt"), []byte(b.String()), 0o644))
+	if err != nil {
+		t.Errorf("heap profile: %v", err)
 	}
 }
