@@ -2,6 +2,7 @@ package namenode
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -32,20 +33,20 @@ func (s *Server) writeState(w *bufio.Writer, now time.Time) error {
 	}
 	fmt.Fprintf(w, `{"format":%q,"version":%d,"savedAt":%s,"reports":[`, StateFormat, StateVersion, saved)
 	reporters := s.tracker.Reporters(now)
-	first := true
+	held := newElements(w)
 	for from := 0; from < len(reporters); from += statePage {
 		for _, h := range s.tracker.HeldOf(now, reporters[from:min(from+statePage, len(reporters))]) {
-			if err := writeElem(w, &first, heldJSON{Reporter: h.Reporter, Arrival: h.Arrival.Round(0).UTC(), SlowPeers: h.SlowPeers}); err != nil {
+			if err := held.add(heldJSON{Reporter: h.Reporter, Arrival: h.Arrival.Round(0).UTC(), SlowPeers: h.SlowPeers}); err != nil {
 				return err
 			}
 		}
 	}
 	w.WriteString(`],"datanodes":[`)
-	first = true
+	nodes := newElements(w)
 	for after := ""; ; {
 		page, more := s.nodes.Page(now, after, statePage)
 		for _, n := range page {
-			if err := writeElem(w, &first, nodeStateJSON{Node: n.Node, LastHeartbeat: n.LastHeartbeat.Round(0).UTC()}); err != nil {
+			if err := nodes.add(nodeStateJSON{Node: n.Node, LastHeartbeat: n.LastHeartbeat.Round(0).UTC()}); err != nil {
 				return err
 			}
 		}
@@ -62,17 +63,34 @@ func (s *Server) writeState(w *bufio.Writer, now time.Time) error {
 	return err
 }
 
-// writeElem writes v as the next element of a JSON array, a comma before
-// it unless *first, as encoding/json writes the elements of a slice.
-func writeElem(w *bufio.Writer, first *bool, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
+// elements writes the elements of a JSON array as encoding/json writes
+// those of a slice, through one json.Encoder: json.Marshal would allocate
+// each element's bytes (a tenth of what /v1/datanodes cost at 10 000
+// DataNodes).
+type elements struct {
+	w     *bufio.Writer
+	enc   *json.Encoder
+	first bool
+}
+
+func newElements(w *bufio.Writer) *elements {
+	return &elements{w: w, enc: json.NewEncoder(dropNewline{w}), first: true}
+}
+
+// add writes v, after a comma unless it is the first.
+func (e *elements) add(v any) error {
+	if !e.first {
+		e.w.WriteByte(',')
 	}
-	if !*first {
-		w.WriteByte(',')
-	}
-	*first = false
-	_, err = w.Write(b)
-	return err
+	e.first = false
+	return e.enc.Encode(v)
+}
+
+// dropNewline writes what json.Encoder.Encode writes, in one Write, but
+// the newline it ends with.
+type dropNewline struct{ w *bufio.Writer }
+
+func (d dropNewline) Write(b []byte) (int, error) {
+	_, err := d.w.Write(bytes.TrimSuffix(b, []byte{'\n'}))
+	return len(b), err
 }

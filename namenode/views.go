@@ -44,10 +44,10 @@ func (s *Server) writeTop(w io.Writer, now time.Time, n int) error {
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	bw.WriteByte('[')
-	first := true
+	slow := newElements(bw)
 	for from := 0; from < len(names); from += statePage {
 		for _, sn := range s.tracker.Reported(now, names[from:min(from+statePage, len(names))]) {
-			if err := writeElem(bw, &first, sn); err != nil {
+			if err := slow.add(sn); err != nil {
 				return err
 			}
 		}
@@ -115,10 +115,10 @@ func (s *Server) dataNodes(c *gin.Context) {
 func (s *Server) writeDataNodes(w io.Writer, now time.Time, page []DataNode, more bool) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	bw.WriteByte('[')
-	first := true
+	nodes := newElements(bw)
 	for {
 		for _, n := range page {
-			if err := writeElem(bw, &first, dataNodeJSON{Node: n.Node, State: s.StateOf(now, n),
+			if err := nodes.add(dataNodeJSON{Node: n.Node, State: s.StateOf(now, n),
 				LastHeartbeatMs: n.LastHeartbeat.UnixMilli(), HTTPAddress: n.HTTPAddress}); err != nil {
 				return err
 			}
