@@ -19,7 +19,8 @@ func (t *DataNodes) List(now time.Time) []DataNode {
 // whether more follow. limit <= 0 means no bound.
 func (t *DataNodes) Page(now time.Time, after string, limit int) (page []DataNode, more bool) {
 	t.mu.RLock()
-	ids := t.sortedLocked()
+	sorted := t.sortedLocked()
+	ids := sorted.ids
 	from, _ := slices.BinarySearch(ids, after)
 	if from < len(ids) && ids[from] == after {
 		from++
@@ -30,7 +31,7 @@ func (t *DataNodes) Page(now time.Time, after string, limit int) (page []DataNod
 	}
 	page = make([]DataNode, n)
 	for i, id := range ids[from : from+n] {
-		r := t.nodes[id]
+		r := sorted.rows[from+i]
 		r.mu.Lock()
 		page[i] = DataNode{Node: id, State: Live, LastHeartbeat: r.last, HTTPAddress: r.httpAddr}
 		r.mu.Unlock()
@@ -44,17 +45,28 @@ func (t *DataNodes) Page(now time.Time, after string, limit int) (page []DataNod
 	return page, more
 }
 
-// sortedLocked returns the ids of the nodes, sorted. The caller holds mu
-// for reading.
-func (t *DataNodes) sortedLocked() []string {
+// sortedRows are the table's ids, sorted, and the row of each: Page
+// walks them instead of sorting 10 000 ids, or looking each up in the map
+// (half the time of listing 10 000 nodes went to the map's cache misses).
+type sortedRows struct {
+	ids  []string
+	rows []*dataNode
+}
+
+// sortedLocked returns the ids of the nodes, sorted, and their rows. The
+// caller holds mu for reading.
+func (t *DataNodes) sortedLocked() *sortedRows {
 	if p := t.sorted.Load(); p != nil {
-		return *p
+		return p
 	}
-	ids := make([]string, 0, len(t.nodes))
+	s := &sortedRows{ids: make([]string, 0, len(t.nodes)), rows: make([]*dataNode, len(t.nodes))}
 	for id := range t.nodes {
-		ids = append(ids, id)
+		s.ids = append(s.ids, id)
 	}
-	slices.Sort(ids)
-	t.sorted.Store(&ids)
-	return ids
+	slices.Sort(s.ids)
+	for i, id := range s.ids {
+		s.rows[i] = t.nodes[id]
+	}
+	t.sorted.Store(s)
+	return s
 }

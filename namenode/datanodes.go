@@ -60,10 +60,10 @@ type DataNodes struct {
 	// mu guards the map; held for writing, it guards every row too.
 	mu    sync.RWMutex
 	nodes map[string]*dataNode
-	// sorted holds the ids of nodes sorted, nil when stale: set with mu
-	// held for reading, cleared with it held for writing, so that a set
-	// one matches the map. Page walks it instead of sorting 10 000 rows.
-	sorted atomic.Pointer[[]string]
+	// sorted holds the ids of nodes sorted and their rows, nil when
+	// stale: set with mu held for reading, cleared with it held for
+	// writing, so that a set one matches the map.
+	sorted atomic.Pointer[sortedRows]
 }
 
 // dataNode is a row. While the table's lock is held for reading, its
