@@ -223,10 +223,6 @@ func (sc *scanner) number(what fieldPath) (float64, error) {
 	return f, nil
 }
 
-// array reads a JSON array of at most max elements at the scanner, each
-// read by elem with its index, or null, for which it returns null true.
-// field names the array in errors; more than max elements is a refusal
-// for the reason tooMany.
 // objectsHint is the room to make for the array of objects at sc.pos:
 // the '{' before the next ']', exact for an array of flat objects (a
 // heartbeat's recentLatencies, grown one append at a time, were a tenth
@@ -239,6 +235,10 @@ func (sc *scanner) objectsHint(max int) int {
 	return min(bytes.Count(rest, []byte{'{'}), max)
 }
 
+// array reads a JSON array of at most max elements at the scanner, each
+// read by elem with its index, or null, for which it returns null true.
+// field names the array in errors; more than max elements is a refusal
+// for the reason tooMany.
 func (sc *scanner) array(field string, max int, tooMany string, elem func(i int) error) (null bool, err error) {
 	if sc.literal("null") {
 		return true, nil
