@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"sync"
 	"testing"
 )
 
@@ -257,4 +258,28 @@ func TestWriteSkipsWhatHadoopWouldNotWrite(t *testing.T) {
 	if _, err := beans[0].MarshalJSON(); err == nil {
 		t.Fatal("MarshalJSON accepted an attribute called modelerType")
 	}
+}
+
+// Write's encoders and buffers are pooled: answers written at the same
+// time, of different sizes and statuses, are each whole and their own.
+func TestWriteConcurrently(t *testing.T) {
+	targets := []string{"/jmx", "/jmx?get=Hadoop:service=NameNode,name=NameNodeStatus::State",
+		"/jmx?get=nope", "/jmx?qry=Hadoop:service=NameNode,*", "/jmx?qry=%zz"}
+	want := make([]string, len(targets))
+	for i, target := range targets {
+		want[i] = serve(http.MethodGet, target, servletBeans).Body.String()
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for k := range 200 {
+				i := (g + k) % len(targets)
+				if got := serve(http.MethodGet, targets[i], servletBeans).Body.String(); got != want[i] {
+					t.Errorf("GET %s at the same time as others:\n%s\nwant\n%s", targets[i], got, want[i])
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
