@@ -66,12 +66,8 @@ func liveNodesJSON(now time.Time, nodes []DataNode, excluded func(string) bool) 
 		if n.State != Live {
 			continue
 		}
-		b = b[:0]
-		if sb.Len() > 1 {
-			b = append(b, ',')
-		}
-		b = jmx.AppendString(b, n.Node)
-		b = append(b, `:{"adminState":`...)
+		b = nodeKey(b[:0], sb.Len() == 1, n.Node)
+		b = append(b, `{"adminState":`...)
 		b = jmx.AppendString(b, adminState(n.Node, excluded))
 		info := n.HTTPAddress
 		host, _, err := net.SplitHostPort(info)
@@ -106,7 +102,7 @@ func deadNodesJSON(now time.Time, nodes []DataNode, excluded func(string) bool) 
 		if n.State != Dead {
 			continue
 		}
-		b = nodeKey(b, n.Node)
+		b = nodeKey(b, len(b) == 1, n.Node)
 		b = append(b, `{"adminState":`...)
 		b = jmx.AppendString(b, adminState(n.Node, excluded))
 		b = append(b, `,"decommissioned":`...)
@@ -122,8 +118,8 @@ func deadNodesJSON(now time.Time, nodes []DataNode, excluded func(string) bool) 
 
 // nodeKey appends the key of a node's entry, after a comma unless it is
 // the first.
-func nodeKey(b []byte, node string) []byte {
-	if b[len(b)-1] != '{' {
+func nodeKey(b []byte, first bool, node string) []byte {
+	if !first {
 		b = append(b, ',')
 	}
 	b = jmx.AppendString(b, node)
