@@ -18,7 +18,6 @@ func (m *Matrix) Diagnose(now time.Time) []Finding {
 		return findings
 	}
 	f := &m.scratch
-	defer f.release()
 	f.load(m, m.instant(now))
 	if len(f.y) == 0 {
 		return findings

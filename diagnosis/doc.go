@@ -117,10 +117,10 @@
 // # Cost
 //
 // A cell takes 24 bytes in the Matrix and up to about 80 more in the
-// scratch of Diagnose while it runs (let go after each call). On the 2-core test machine
+// scratch of Diagnose, kept between calls. On the 2-core test machine
 // (bench_test.go, with racks), Diagnose takes about 16 ms at 1 000 nodes
 // × 50 peers, 0.22 s at 10 000 × 50 (500 000 cells) and about 1 s at
-// 10 000 × 200, and allocates a few dozen objects: it is
+// 10 000 × 200, and allocates a few dozen objects once warm: it is
 // linear in the cells, so a full matrix at the default bounds (16 384
 // reporters × 256 peers) would take about 2 s. Add of a known pair takes
 // about 0.2 µs and allocates nothing.

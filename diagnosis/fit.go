@@ -20,8 +20,8 @@ const (
 
 // fit is the robust two-way fit of the valid cells of a Matrix, in log
 // latency: y = mu + s[sender] + r[receiver] + residual. Its slices are
-// scratch space: those by node are kept between Diagnose calls, those by
-// cell are let go after each (release).
+// scratch space, kept between Diagnose calls so that a warm Matrix
+// allocates little.
 type fit struct {
 	// Cells in row order: the cells of rows[k] are start[k] ≤ c < start[k+1].
 	rows  []int32   // node id of each row's reporter
@@ -98,16 +98,6 @@ func (f *fit) load(m *Matrix, t time.Duration) {
 		f.byCol[f.next[j]] = int32(c)
 		f.next[j]++
 	}
-}
-
-// release lets go of the slices by cell, tens of megabytes at 10 000
-// nodes that would otherwise stay live between two diagnoses (and count
-// twice in what the garbage collector lets the heap grow to); the next
-// load allocates them again, a few milliseconds beside the fit's tenths
-// of a second. The effects, by node, stay for the tests to read.
-func (f *fit) release() {
-	f.peer, f.y, f.w, f.res, f.byCol = nil, nil, nil, nil, nil
-	f.pairs, f.inside, f.cross = nil, nil, nil
 }
 
 // resize returns s with length n, zeroed, reusing its backing array.

@@ -31,7 +31,7 @@ type Matrix struct {
 	rowOf   []int32   // by node id: index in rows, or -1
 	rows    []row     // one per reporter, in no order
 
-	scratch fit // Diagnose's buffers: by node kept between calls, by cell not
+	scratch fit // Diagnose's buffers, kept between calls
 }
 
 // row is what one reporter measured.
