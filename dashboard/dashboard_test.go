@@ -322,3 +322,32 @@ func TestSpark(t *testing.T) {
 		t.Fatalf("six hours: %q", got)
 	}
 }
+
+// TestPageDrawnOnceAnInterval: however many load the page within an
+// interval, the Source is read once and they all get the same page; the
+// first load after the interval (or with a clock set back) reads it anew.
+func TestPageDrawnOnceAnInterval(t *testing.T) {
+	t0 := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
+	now, snapshots := t0, 0
+	src := SourceFunc(func(time.Time) View {
+		snapshots++
+		return View{DataNodes: []DataNode{{Node: fmt.Sprintf("10.0.0.%d:9866", snapshots), State: Live, LastHeartbeat: t0}}}
+	})
+	d := New(src, Config{Interval: 2 * time.Second, Now: func() time.Time { return now }})
+	load := func(at time.Duration, want int) {
+		t.Helper()
+		now = t0.Add(at)
+		body := get(t, d, "GET", "/ui/").Body.String()
+		if snapshots != want || !strings.Contains(body, fmt.Sprintf("10.0.0.%d:9866", want)) {
+			t.Fatalf("at %v: %d snapshots, want %d (the page of the last)", at, snapshots, want)
+		}
+	}
+	load(0, 1)
+	load(0, 1)
+	load(1999*time.Millisecond, 1)
+	load(2*time.Second, 2)
+	load(time.Second, 3) // the clock went back
+	if rec := get(t, d, "HEAD", "/ui/"); snapshots != 3 || rec.Header().Get("Content-Length") == "" {
+		t.Fatalf("HEAD: %d snapshots, Content-Length %q", snapshots, rec.Header().Get("Content-Length"))
+	}
+}
