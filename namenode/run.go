@@ -1,6 +1,7 @@
 package namenode
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -73,6 +74,12 @@ func (s *Server) runSteps(ctx context.Context) error {
 	return nil
 }
 
+// The http.Server's timeouts, the lane's too.
+const (
+	writeTimeout = time.Minute
+	idleTimeout  = 2 * time.Minute
+)
+
 // every calls f every d until ctx is done.
 func every(ctx context.Context, d time.Duration, f func()) {
 	t := time.NewTicker(d)
@@ -119,18 +126,14 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	limited := newLimitListener(ln, capacity)
 	s.conns.Store(limited)
-	ln = limited
 	s.warnOpen(addr)
-	if s.cfg.TLS != nil {
-		ln = tls.NewListener(ln, s.cfg.TLS)
-	}
 	srv := &http.Server{
 		Handler:           h,
 		ConnContext:       withConn,
 		ReadHeaderTimeout: s.cfg.HeaderReadTimeout,
 		ReadTimeout:       s.cfg.HeaderReadTimeout + s.cfg.BodyReadTimeout,
-		WriteTimeout:      time.Minute,
-		IdleTimeout:       2 * time.Minute,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          log.New(serverErrors{log: s.log, refused: &s.metrics.refused}, "", 0),
 	}
@@ -140,18 +143,37 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	wg.Go(func() { s.runDiagnosis(stepCtx) })
 	wg.Go(func() { s.runDiskDiagnosis(stepCtx) })
 	wg.Go(func() { s.runSuspects(stepCtx) })
+	// Under TLS net/http serves every connection; else the lane does,
+	// and hands net/http what it does not read itself (lane.go).
 	served := make(chan error, 1)
-	wg.Go(func() { served <- srv.Serve(ln) })
+	var fast *lane
+	if s.cfg.TLS != nil {
+		wg.Go(func() { served <- srv.Serve(tls.NewListener(limited, s.cfg.TLS)) })
+	} else {
+		fast = newLane(s, h, limited)
+		wg.Go(func() { srv.Serve(fast.handed) }) // ends with Shutdown or Close
+		wg.Go(func() { served <- fast.run() })
+	}
 	s.log.Info("serving", slog.String("listen", addr))
 
 	var err error
 	select {
 	case err = <-served:
 		err = fmt.Errorf("serve http on %s: %w", addr, err)
+		if fast != nil { // net/http serves the lane's listener still
+			srv.Close()
+			closed, cancel := context.WithCancel(ctx)
+			cancel()
+			fast.shutdown(closed)
+		}
 	case <-ctx.Done():
 		s.log.Info("shutting down", slog.Duration("timeout", s.cfg.ShutdownTimeout))
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.ShutdownTimeout)
-		if err = srv.Shutdown(sctx); err != nil {
+		var laneErr error
+		if fast != nil {
+			laneErr = fast.shutdown(sctx)
+		}
+		if err = cmp.Or(srv.Shutdown(sctx), laneErr); err != nil {
 			srv.Close()
 			err = fmt.Errorf("shut down http server on %s: requests still running after %v: %w",
 				addr, s.cfg.ShutdownTimeout, err)
