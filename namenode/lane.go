@@ -62,7 +62,6 @@ type lane struct {
 // laneConn is a connection of the lane.
 type laneConn struct {
 	*limitedConn
-	ctx    context.Context // holds the limitedConn, for the middlewares
 	remote string
 	idle   atomic.Bool // waiting for its next request
 }
@@ -94,8 +93,7 @@ func (l *lane) run() error {
 			return err
 		}
 		lc := c.(*limitedConn)
-		cn := &laneConn{limitedConn: lc, ctx: context.WithValue(context.Background(), connKey{}, lc),
-			remote: lc.RemoteAddr().String()}
+		cn := &laneConn{limitedConn: lc, remote: lc.RemoteAddr().String()}
 		l.mu.Lock()
 		l.conns[cn] = struct{}{}
 		l.mu.Unlock()
@@ -167,14 +165,19 @@ func (l *lane) serve(c *laneConn) {
 		if err != nil && err != errHeadTooLarge {
 			return // gone, or too slow: net/http closes such a connection too
 		}
-		req, ok := parseHead(head)
-		if err != nil || !ok {
+		ex := exchanges.Get().(*exchange)
+		ex.reset(c)
+		if err != nil || !parseHead(head, ex) {
+			exchanges.Put(ex)
 			handed = l.handOff(c, br)
 			return
 		}
 		br.Discard(len(head))
 		c.SetReadDeadline(start.Add(l.s.cfg.HeaderReadTimeout + l.s.cfg.BodyReadTimeout))
-		if !l.answer(c, br, req) || l.closing.Load() {
+		keep := l.answer(c, br, ex)
+		ex.reset(nil)
+		exchanges.Put(ex)
+		if !keep || l.closing.Load() {
 			return
 		}
 	}
@@ -210,25 +213,76 @@ func (l *lane) handOff(c *laneConn, br *bufio.Reader) bool {
 	return l.handed.give(hc)
 }
 
-// answer serves the heartbeat of req, whose body is the next
-// req.ContentLength bytes of br, and reports whether c stays open.
-func (l *lane) answer(c *laneConn, br *bufio.Reader, req *http.Request) bool {
-	body := &laneBody{r: io.LimitedReader{R: br, N: req.ContentLength}}
+// answer serves the heartbeat of ex.req, whose body is the next
+// ContentLength bytes of br, and reports whether c stays open.
+func (l *lane) answer(c *laneConn, br *bufio.Reader, ex *exchange) bool {
+	req, w := ex.req, &ex.w
+	ex.body.r = io.LimitedReader{R: br, N: req.ContentLength}
 	if req.ContentLength > 0 {
-		req.Body = body
+		req.Body = &ex.body
 	}
-	req.RemoteAddr = c.remote
-	req = req.WithContext(c.ctx)
-	w := laneWriters.Get().(*laneWriter)
-	defer func() {
-		w.reset(nil)
-		laneWriters.Put(w)
-	}()
-	w.reset(c.limitedConn)
 	l.handler.ServeHTTP(w, req)
-	keep := body.r.N == 0 && !req.Close && !hasToken(w.header, "Connection", "close")
+	keep := ex.body.r.N == 0 && !req.Close && !hasToken(w.header, "Connection", "close")
 	c.SetWriteDeadline(time.Now().Add(writeTimeout))
 	return w.send(keep) == nil && keep
+}
+
+// exchange is a request the lane reads and its answer, pooled: the
+// request, made once with its context, its header, body and writer.
+type exchange struct {
+	req   *http.Request
+	made  http.Request // req as made, with its context: reset copies it
+	ctx   laneContext
+	url   url.URL
+	field http.Header
+	// values holds the field values, host the last Host (parseHead).
+	values []string
+	host   string
+	body   laneBody
+	w      laneWriter
+}
+
+var exchanges = sync.Pool{New: func() any {
+	ex := &exchange{field: make(http.Header), w: laneWriter{header: make(http.Header)}}
+	r, err := http.NewRequestWithContext(&ex.ctx, http.MethodPost, HeartbeatPath, http.NoBody)
+	if err != nil {
+		panic("BUG: namenode: " + err.Error())
+	}
+	r.Proto, r.RequestURI, r.URL = "HTTP/1.1", HeartbeatPath, &ex.url
+	ex.req, ex.made = r, *r
+	return ex
+}}
+
+// reset makes ex a new request on c (nil: none), for parseHead to fill.
+func (ex *exchange) reset(c *laneConn) {
+	*ex.req = ex.made
+	ex.url = heartbeatURL
+	clear(ex.field)
+	clear(ex.values)
+	ex.values = ex.values[:0]
+	ex.req.Header = ex.field
+	ex.body = laneBody{}
+	ex.ctx.lc = nil
+	ex.w.reset(nil)
+	if c != nil {
+		ex.req.RemoteAddr, ex.ctx.lc = c.remote, c.limitedConn
+		ex.w.reset(c.limitedConn)
+	}
+}
+
+// laneContext is the context of a request the lane reads: it holds the
+// connection (connFromContext), and is never done.
+type laneContext struct{ lc *limitedConn }
+
+func (*laneContext) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (*laneContext) Done() <-chan struct{}       { return nil }
+func (*laneContext) Err() error                  { return nil }
+
+func (c *laneContext) Value(key any) any {
+	if _, ok := key.(connKey); ok && c.lc != nil {
+		return c.lc
+	}
+	return nil
 }
 
 // laneReaders holds the read buffers of the lane's connections while a
@@ -278,8 +332,6 @@ type laneWriter struct {
 	body   bytes.Buffer
 	out    bytes.Buffer
 }
-
-var laneWriters = sync.Pool{New: func() any { return &laneWriter{header: make(http.Header)} }}
 
 func (w *laneWriter) reset(c *limitedConn) {
 	w.c, w.status = c, 0

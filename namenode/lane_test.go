@@ -302,8 +302,11 @@ func FuzzParseHead(f *testing.F) {
 		if err != nil {
 			head = in // parseHead must refuse what is not a whole head
 		}
-		got, ok := parseHead(head)
-		if !ok {
+		ex := exchanges.Get().(*exchange)
+		defer exchanges.Put(ex)
+		ex.reset(nil)
+		got := ex.req
+		if !parseHead(head, ex) {
 			return
 		}
 		want, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(head)))

@@ -5,27 +5,31 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/slowpeer/slowpeer/reports"
 )
 
 // heartbeatLine is the request line of every request the lane reads.
 var heartbeatLine = []byte(http.MethodPost + " " + HeartbeatPath + " HTTP/1.1\r\n")
 
-// parseHead returns the request of head (readHead's, through its blank
-// line) when the lane reads it: the heartbeat's request line, header
-// fields that net/http would take as they are, exactly one Host and one
-// Content-Length, and no Transfer-Encoding, Expect or Upgrade. Anything
-// else is false, for net/http to read (and answer, or refuse).
-func parseHead(head []byte) (*http.Request, bool) {
+// parseHead reads head (readHead's, through its blank line) into ex's
+// request, whose Header is empty, when the lane reads it: the heartbeat's request
+// line, header fields that net/http would take as they are, exactly one
+// Host and one Content-Length, and no Transfer-Encoding, Expect or
+// Upgrade. It sets r's Header, Host, ContentLength and Close, and
+// reports false, for net/http to read the request (and answer, or
+// refuse it), for anything else.
+func parseHead(head []byte, ex *exchange) bool {
+	r := ex.req
 	rest, ok := bytes.CutPrefix(head, heartbeatLine)
 	if !ok || !bytes.HasSuffix(head, endOfHead) {
-		return nil, false
+		return false
 	}
-	h := make(http.Header, 8)
-	host, hosts, length := "", 0, int64(-1)
+	hosts, length := 0, int64(-1)
 	for {
 		line, after, ok := bytes.Cut(rest, crlf)
 		if !ok {
-			return nil, false
+			return false
 		}
 		rest = after
 		if len(line) == 0 {
@@ -33,37 +37,82 @@ func parseHead(head []byte) (*http.Request, bool) {
 		}
 		name, value, ok := bytes.Cut(line, colon)
 		if !ok || !validFieldName(name) {
-			return nil, false
+			return false
 		}
 		value = bytes.Trim(value, " \t")
 		if !validFieldValue(value) {
-			return nil, false
+			return false
 		}
-		key := http.CanonicalHeaderKey(string(name))
+		key := fieldName(name)
 		switch key {
 		case "Host":
-			host, hosts = string(value), hosts+1
+			if hosts++; !validHost(value) {
+				return false
+			}
+			if string(value) != ex.host { // the same on every heartbeat
+				ex.host = string(value)
+			}
+			r.Host = ex.host
 			continue // net/http moves it to Request.Host
 		case "Content-Length":
 			if length >= 0 {
-				return nil, false
+				return false
 			}
 			if length = parseLength(value); length < 0 {
-				return nil, false
+				return false
 			}
 		case "Transfer-Encoding", "Expect", "Upgrade":
-			return nil, false
+			return false
 		}
-		h[key] = append(h[key], string(value))
+		// The values share ex's array, each a slice of its own that a
+		// second value of the same name moves out.
+		v := fieldValue(value)
+		if vs, ok := r.Header[key]; ok {
+			r.Header[key] = append(vs, v)
+		} else {
+			ex.values = append(ex.values, v)
+			n := len(ex.values)
+			r.Header[key] = ex.values[n-1 : n : n]
+		}
 	}
-	if len(rest) > 0 || hosts != 1 || length < 0 || !validHost(host) {
-		return nil, false
+	if len(rest) > 0 || hosts != 1 || length < 0 {
+		return false
 	}
-	u := heartbeatURL
-	r := &http.Request{Method: http.MethodPost, URL: &u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header: h, ContentLength: length, Host: host, RequestURI: HeartbeatPath,
-		Close: hasToken(h, "Connection", "close"), Body: http.NoBody}
-	return r, true
+	r.ContentLength, r.Close = length, hasToken(r.Header, "Connection", "close")
+	return true
+}
+
+// fieldName is the canonical form of a field name, without allocating
+// for the names an agent sends.
+func fieldName(b []byte) string {
+	if s, ok := agentNames[string(b)]; ok {
+		return s
+	}
+	return http.CanonicalHeaderKey(string(b))
+}
+
+// fieldValue is a field's value, without allocating for the values an
+// agent sends that are the same on every heartbeat.
+func fieldValue(b []byte) string {
+	if s, ok := agentValues[string(b)]; ok {
+		return s
+	}
+	return string(b)
+}
+
+var (
+	agentNames = set("Host", "User-Agent", "Content-Length", "Content-Type", "Content-Encoding",
+		"Accept-Encoding", "Authorization", "Connection", reports.ChallengeHeader)
+	agentValues = set("application/json", "gzip", "Go-http-client/1.1")
+)
+
+// set maps each of strs to itself.
+func set(strs ...string) map[string]string {
+	m := make(map[string]string, len(strs))
+	for _, s := range strs {
+		m[s] = s
+	}
+	return m
 }
 
 var (
@@ -116,9 +165,8 @@ func validFieldValue(b []byte) bool {
 // validHost reports whether a Host is a name or an address with an
 // optional port: letters, digits and "-._:[]". Narrower than net/http: a
 // Host it refuses goes to net/http.
-func validHost(h string) bool {
-	for i := range len(h) {
-		c := h[i]
+func validHost(h []byte) bool {
+	for _, c := range h {
 		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._:[]", c) >= 0) {
 			return false
 		}
