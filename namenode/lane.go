@@ -26,7 +26,7 @@ import (
 // connection's whole life, and starts a goroutine for every request
 // (the background read that watches for a closed connection). The lane
 // waits for a connection's next request with no buffer at all
-// (waitReadable), takes a pooled reader only while a request arrives,
+// (readiness), takes a pooled reader only while a request arrives,
 // and answers a heartbeat on the connection's own goroutine.
 //
 // It reads only the plainest request itself: "POST /v1/heartbeat
@@ -62,6 +62,7 @@ type lane struct {
 // laneConn is a connection of the lane.
 type laneConn struct {
 	*limitedConn
+	ready  *readiness
 	remote string
 	idle   atomic.Bool // waiting for its next request
 }
@@ -93,7 +94,7 @@ func (l *lane) run() error {
 			return err
 		}
 		lc := c.(*limitedConn)
-		cn := &laneConn{limitedConn: lc, remote: lc.RemoteAddr().String()}
+		cn := &laneConn{limitedConn: lc, ready: newReadiness(lc.Conn), remote: lc.RemoteAddr().String()}
 		l.mu.Lock()
 		l.conns[cn] = struct{}{}
 		l.mu.Unlock()
@@ -110,7 +111,7 @@ func (l *lane) shutdown(ctx context.Context) error {
 	l.mu.Lock()
 	for c := range l.conns {
 		if c.idle.Load() {
-			c.SetReadDeadline(time.Now()) // wakes waitReadable
+			c.SetReadDeadline(time.Now()) // wakes its wait
 		}
 	}
 	l.mu.Unlock()
@@ -192,7 +193,7 @@ func (l *lane) wait(c *laneConn) bool {
 		return false
 	}
 	c.SetReadDeadline(time.Now().Add(l.idleTimeout))
-	return waitReadable(c.Conn) == nil && !l.closing.Load()
+	return c.ready.wait() == nil && !l.closing.Load()
 }
 
 func (l *lane) release(br *bufio.Reader) {

@@ -4,6 +4,10 @@ package namenode
 
 import "net"
 
-// waitReadable returns at once where the lane cannot wait without a
-// buffer: the read buffer is then held while a connection idles.
-func waitReadable(net.Conn) error { return nil }
+// readiness returns at once where the lane cannot wait without a buffer:
+// the read buffer is then held while a connection idles.
+type readiness struct{}
+
+func newReadiness(net.Conn) *readiness { return &readiness{} }
+
+func (*readiness) wait() error { return nil }

@@ -7,20 +7,25 @@ import (
 	"syscall"
 )
 
-// waitReadable waits until c has a byte to read, its end, or an error,
-// without reading it and with no buffer; it returns the deadline's or the
-// closing's error. A connection that is not a socket is readable at once.
-func waitReadable(c net.Conn) error {
-	sc, ok := c.(syscall.Conn)
-	if !ok {
-		return nil
-	}
-	rc, err := sc.SyscallConn()
-	if err != nil {
-		return err
+// readiness waits until a connection has a byte to read, its end, or an
+// error, without reading it and with no buffer.
+type readiness struct {
+	rc    syscall.RawConn // nil: not a socket, readable at once
+	check func(fd uintptr) bool
+	woken bool
+}
+
+func newReadiness(c net.Conn) *readiness {
+	r := &readiness{}
+	if sc, ok := c.(syscall.Conn); ok {
+		r.rc, _ = sc.SyscallConn()
 	}
 	var one [1]byte
-	return rc.Read(func(fd uintptr) bool {
+	r.check = func(fd uintptr) bool {
+		if r.woken { // the poller said so
+			return true
+		}
+		r.woken = true
 		for {
 			_, _, err := syscall.Recvfrom(int(fd), one[:], syscall.MSG_PEEK)
 			switch err {
@@ -31,5 +36,16 @@ func waitReadable(c net.Conn) error {
 			}
 			return true // a byte, the end, or an error the read will meet
 		}
-	})
+	}
+	return r
+}
+
+// wait returns once the connection is readable, or the error of its
+// deadline or of its closing.
+func (r *readiness) wait() error {
+	if r.rc == nil {
+		return nil
+	}
+	r.woken = false
+	return r.rc.Read(r.check)
 }
