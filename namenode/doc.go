@@ -13,7 +13,9 @@
 // Both take the time as an argument and never read a clock.
 //
 // [Server] serves them over HTTP (with gin inside; its exported API is
-// net/http only):
+// net/http only; on plain HTTP a heartbeat in its plainest form is read
+// by the Server's own lane, which keeps a waiting connection without a
+// buffer, and every other request by net/http):
 //
 //   - POST /v1/heartbeat: application/json only (else 415: a web page
 //     cannot post one cross-site without a preflight), at most

@@ -178,7 +178,7 @@ func (l *lane) serve(c *laneConn) {
 		keep := l.answer(c, br, ex)
 		ex.reset(nil)
 		exchanges.Put(ex)
-		if !keep || l.closing.Load() {
+		if !keep {
 			return
 		}
 	}
@@ -189,10 +189,12 @@ func (l *lane) serve(c *laneConn) {
 func (l *lane) wait(c *laneConn) bool {
 	c.idle.Store(true)
 	defer c.idle.Store(false)
+	c.SetReadDeadline(time.Now().Add(l.idleTimeout))
+	// After the deadline: a shutdown that set closing before this sees
+	// it here, one after it finds c idle and moves the deadline to now.
 	if l.closing.Load() {
 		return false
 	}
-	c.SetReadDeadline(time.Now().Add(l.idleTimeout))
 	return c.ready.wait() == nil && !l.closing.Load()
 }
 
@@ -223,7 +225,7 @@ func (l *lane) answer(c *laneConn, br *bufio.Reader, ex *exchange) bool {
 		req.Body = &ex.body
 	}
 	l.handler.ServeHTTP(w, req)
-	keep := ex.body.r.N == 0 && !req.Close && !hasToken(w.header, "Connection", "close")
+	keep := ex.body.r.N == 0 && !req.Close && !hasToken(w.header, "Connection", "close") && !l.closing.Load()
 	c.SetWriteDeadline(time.Now().Add(writeTimeout))
 	return w.send(keep) == nil && keep
 }

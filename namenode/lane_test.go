@@ -235,6 +235,37 @@ func TestLaneTimeouts(t *testing.T) {
 	waitFor(t, func() bool { return l.reading.Load() == 0 && l.ln.open() == 0 }, "the connections to be gone")
 }
 
+// Shutdown closes the connections waiting for their next request at
+// once, and a heartbeat answered while it waits says Connection: close.
+func TestLaneShutdown(t *testing.T) {
+	s, _, _ := newTestServer(t, nil)
+	l, addr := startLane(t, s, nil)
+	idle := dialRaw(t, addr)
+	idle.send(heartbeatReq("10.0.0.1:9866"))
+	idle.answer()
+	busy := dialRaw(t, addr)
+	half := heartbeatReq("10.0.0.2:9866")
+	busy.send(half[:len(half)-3]) // all but the body's end
+	waitFor(t, func() bool { return l.reading.Load() == 1 }, "the second heartbeat to arrive")
+
+	stopped := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		stopped <- l.shutdown(ctx)
+	}()
+	if !idle.closed() {
+		t.Fatal("the idle connection was not closed")
+	}
+	busy.send(half[len(half)-3:])
+	if code, _, h := busy.answer(); code != 200 || h.Get("Connection") != "close" || !busy.closed() {
+		t.Fatalf("heartbeat during the shutdown: %d %v, or its connection stayed open", code, h)
+	}
+	if err := <-stopped; err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+}
+
 // The lane's answers are the handler's: the same status, header fields
 // and body as net/http's for the same requests.
 func TestLaneAnswersAsTheHandler(t *testing.T) {
