@@ -11,30 +11,8 @@ import (
 	"time"
 )
 
-// pipeListener is a net.Listener whose connections are net.Pipe ends
-// handed in by the test.
-type pipeListener struct {
-	conns  chan net.Conn
-	closed chan struct{}
-}
-
-func newPipeListener() *pipeListener {
-	return &pipeListener{conns: make(chan net.Conn), closed: make(chan struct{})}
-}
-
-func (l *pipeListener) Accept() (net.Conn, error) {
-	select {
-	case c := <-l.conns:
-		return c, nil
-	case <-l.closed:
-		return nil, net.ErrClosed
-	}
-}
-func (l *pipeListener) Close() error   { close(l.closed); return nil }
-func (l *pipeListener) Addr() net.Addr { return &net.TCPAddr{} }
-
-// dial hands the listener a new connection and returns the client end.
-func (l *pipeListener) dial() net.Conn {
+// dial hands l a new net.Pipe connection and returns the client end.
+func dial(l *handoffListener) net.Conn {
 	server, client := net.Pipe()
 	l.conns <- server
 	return client
@@ -51,7 +29,7 @@ func isClosed(client net.Conn) bool {
 // one inside a request never is: the new one waits for it to leave.
 func TestLimitListenerEvictsIdleOnly(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		pl := newPipeListener()
+		pl := newHandoffListener(&net.TCPAddr{})
 		l := newLimitListener(pl, 2)
 		type accepted struct {
 			c   net.Conn
@@ -80,18 +58,18 @@ func TestLimitListenerEvictsIdleOnly(t *testing.T) {
 			}
 		}
 		ch := accept()
-		c1 := pl.dial()
+		c1 := dial(pl)
 		lc1 := get(ch)
 		time.Sleep(time.Second) // lc1 is older than lc2
 		ch = accept()
-		c2 := pl.dial()
+		c2 := dial(pl)
 		lc2 := get(ch)
 		lc1.arrived()
 		lc2.arrived()
 
 		// Both inside a request: the third waits, nobody is closed.
 		ch = accept()
-		c3 := pl.dial()
+		c3 := dial(pl)
 		synctest.Wait()
 		if len(ch) != 0 || l.evicted.Load() != 0 || isClosed(c1) || isClosed(c2) {
 			t.Fatal("a connection inside a request was closed, or the cap was passed")
@@ -105,7 +83,7 @@ func TestLimitListenerEvictsIdleOnly(t *testing.T) {
 		// Closing the listener ends an Accept that waits for a slot.
 		lc3.arrived()
 		ch = accept()
-		c4 := pl.dial()
+		c4 := dial(pl)
 		synctest.Wait()
 		l.Close()
 		synctest.Wait()
