@@ -166,18 +166,16 @@ func (l *lane) serve(c *laneConn) {
 		if err != nil && err != errHeadTooLarge {
 			return // gone, or too slow: net/http closes such a connection too
 		}
-		ex := exchanges.Get().(*exchange)
-		ex.reset(c)
+		ex := newExchange(c)
 		if err != nil || !parseHead(head, ex) {
-			exchanges.Put(ex)
+			ex.free()
 			handed = l.handOff(c, br)
 			return
 		}
 		br.Discard(len(head))
 		c.SetReadDeadline(start.Add(l.s.cfg.HeaderReadTimeout + l.s.cfg.BodyReadTimeout))
 		keep := l.answer(c, br, ex)
-		ex.reset(nil)
-		exchanges.Put(ex)
+		ex.free()
 		if !keep {
 			return
 		}
@@ -256,21 +254,35 @@ var exchanges = sync.Pool{New: func() any {
 	return ex
 }}
 
-// reset makes ex a new request on c (nil: none), for parseHead to fill.
+// newExchange returns a pooled exchange, a new request on c (nil: none)
+// for parseHead to fill.
+func newExchange(c *laneConn) *exchange {
+	ex := exchanges.Get().(*exchange)
+	ex.reset(c)
+	return ex
+}
+
+// free gives ex back to the pool, holding nothing of its request.
+func (ex *exchange) free() {
+	ex.reset(nil)
+	exchanges.Put(ex)
+}
+
+// reset makes ex a new request on c (nil: none).
 func (ex *exchange) reset(c *laneConn) {
+	var lc *limitedConn
 	*ex.req = ex.made
+	if c != nil {
+		lc, ex.req.RemoteAddr = c.limitedConn, c.remote
+	}
 	ex.url = heartbeatURL
 	clear(ex.field)
 	clear(ex.values)
 	ex.values = ex.values[:0]
 	ex.req.Header = ex.field
 	ex.body = laneBody{}
-	ex.ctx.lc = nil
-	ex.w.reset(nil)
-	if c != nil {
-		ex.req.RemoteAddr, ex.ctx.lc = c.remote, c.limitedConn
-		ex.w.reset(c.limitedConn)
-	}
+	ex.ctx.lc = lc
+	ex.w.reset(lc)
 }
 
 // laneContext is the context of a request the lane reads: it holds the

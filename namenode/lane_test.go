@@ -333,9 +333,8 @@ func FuzzParseHead(f *testing.F) {
 		if err != nil {
 			head = in // parseHead must refuse what is not a whole head
 		}
-		ex := exchanges.Get().(*exchange)
-		defer exchanges.Put(ex)
-		ex.reset(nil)
+		ex := newExchange(nil)
+		defer ex.free()
 		got := ex.req
 		if !parseHead(head, ex) {
 			return
