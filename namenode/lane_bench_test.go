@@ -3,51 +3,14 @@ package namenode
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"runtime"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 )
-
-// benchServe serves s on 127.0.0.1 through the lane (lane true) or
-// net/http alone, as Serve does with and without TLS, and returns the
-// address and the connections' count of read buffers held (the lane's;
-// nil for net/http).
-func benchServe(b *testing.B, s *Server, useLane bool) string {
-	b.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	h := s.Handler()
-	limited := newLimitListener(ln, 20000)
-	srv := &http.Server{Handler: h, ConnContext: withConn}
-	var wg sync.WaitGroup
-	var l *lane
-	if useLane {
-		l = newLane(s, h, limited)
-		wg.Go(func() { srv.Serve(l.handed) })
-		wg.Go(func() { l.run() })
-	} else {
-		wg.Go(func() { srv.Serve(limited) })
-	}
-	b.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if l != nil {
-			l.shutdown(ctx)
-		}
-		srv.Shutdown(ctx)
-		wg.Wait()
-	})
-	return ln.Addr().String()
-}
 
 // benchClient posts heartbeats on one keep-alive connection, reading
 // each answer with as little work as it can, so that the allocations a
@@ -106,7 +69,8 @@ func BenchmarkLaneHeartbeat(b *testing.B) {
 	for _, useLane := range []bool{true, false} {
 		b.Run(map[bool]string{true: "lane", false: "net-http"}[useLane], func(b *testing.B) {
 			s, _, _ := newTestServer(b, func(c *Config) { c.Logger = slog.New(slog.DiscardHandler) })
-			c := newBenchClient(b, benchServe(b, s, useLane), typicalHeartbeat("10.1.0.1:9866", 3))
+			_, addr := startLane(b, s, useLane, nil)
+			c := newBenchClient(b, addr, typicalHeartbeat("10.1.0.1:9866", 3))
 			b.ReportAllocs()
 			for b.Loop() {
 				if err := c.post(); err != nil {
@@ -129,7 +93,7 @@ func BenchmarkIdleConnections(b *testing.B) {
 	for _, useLane := range []bool{true, false} {
 		b.Run(map[bool]string{true: "lane", false: "net-http"}[useLane], func(b *testing.B) {
 			s, _, _ := newTestServer(b, func(c *Config) { c.Logger = slog.New(slog.DiscardHandler) })
-			addr := benchServe(b, s, useLane)
+			_, addr := startLane(b, s, useLane, nil)
 			for b.Loop() {
 				before := held()
 				clients := make([]*benchClient, conns)

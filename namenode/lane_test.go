@@ -16,27 +16,37 @@ import (
 	"time"
 )
 
-// startLane serves s on 127.0.0.1 through a lane as Serve does, with
-// net/http behind it, and returns the lane and its address.
-func startLane(t *testing.T, s *Server, edit func(*lane)) (*lane, string) {
-	t.Helper()
+// startLane serves s on 127.0.0.1 as Serve does without TLS, through a
+// lane with net/http behind it (useLane), or through net/http alone, as
+// under TLS; edit may change the lane before it starts. It returns the
+// lane (nil without one) and the address.
+func startLane(tb testing.TB, s *Server, useLane bool, edit func(*lane)) (*lane, string) {
+	tb.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	h := s.Handler()
-	l := newLane(s, h, newLimitListener(ln, 100))
-	if edit != nil {
-		edit(l)
-	}
+	limited := newLimitListener(ln, 20000)
 	srv := &http.Server{Handler: h, ConnContext: withConn}
 	var wg sync.WaitGroup
-	wg.Go(func() { srv.Serve(l.handed) })
-	wg.Go(func() { l.run() })
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	var l *lane
+	if useLane {
+		l = newLane(s, h, limited)
+		if edit != nil {
+			edit(l)
+		}
+		wg.Go(func() { srv.Serve(l.handed) })
+		wg.Go(func() { l.run() })
+	} else {
+		wg.Go(func() { srv.Serve(limited) })
+	}
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		l.shutdown(ctx)
+		if l != nil {
+			l.shutdown(ctx)
+		}
 		srv.Shutdown(ctx)
 		wg.Wait()
 	})
@@ -107,7 +117,7 @@ func heartbeatReq(node string, extra ...string) string {
 // connection waits.
 func TestLaneKeepAlive(t *testing.T) {
 	s, _, _ := newTestServer(t, nil)
-	l, addr := startLane(t, s, nil)
+	l, addr := startLane(t, s, true, nil)
 	c := dialRaw(t, addr)
 	c.send(heartbeatReq("10.0.0.1:9866"))
 	code, body, h := c.answer()
@@ -132,7 +142,7 @@ func TestLaneKeepAlive(t *testing.T) {
 // answered in order.
 func TestLaneHandsOff(t *testing.T) {
 	s, _, _ := newTestServer(t, nil)
-	_, addr := startLane(t, s, nil)
+	_, addr := startLane(t, s, true, nil)
 	c := dialRaw(t, addr)
 	c.send(heartbeatReq("10.0.0.1:9866"),
 		"GET /slowpeers HTTP/1.1\r\nHost: nn\r\n\r\n",
@@ -176,7 +186,7 @@ func TestLaneHandsOff(t *testing.T) {
 // asking for it, closes the connection after the answer.
 func TestLaneRefusals(t *testing.T) {
 	s, _, _ := newTestServer(t, nil)
-	_, addr := startLane(t, s, nil)
+	_, addr := startLane(t, s, true, nil)
 	c := dialRaw(t, addr)
 	bad := `{"node":`
 	c.send(fmt.Sprintf("POST %s HTTP/1.1\r\nHost: nn\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
@@ -218,7 +228,7 @@ func TestLaneRefusals(t *testing.T) {
 // request whose head does not come within HeaderReadTimeout too.
 func TestLaneTimeouts(t *testing.T) {
 	s, _, _ := newTestServer(t, func(c *Config) { c.HeaderReadTimeout = 100 * time.Millisecond })
-	l, addr := startLane(t, s, func(l *lane) { l.idleTimeout = 100 * time.Millisecond })
+	l, addr := startLane(t, s, true, func(l *lane) { l.idleTimeout = 100 * time.Millisecond })
 	c := dialRaw(t, addr)
 	c.send(heartbeatReq("10.0.0.1:9866"))
 	c.answer()
@@ -239,7 +249,7 @@ func TestLaneTimeouts(t *testing.T) {
 // once, and a heartbeat answered while it waits says Connection: close.
 func TestLaneShutdown(t *testing.T) {
 	s, _, _ := newTestServer(t, nil)
-	l, addr := startLane(t, s, nil)
+	l, addr := startLane(t, s, true, nil)
 	idle := dialRaw(t, addr)
 	idle.send(heartbeatReq("10.0.0.1:9866"))
 	idle.answer()
@@ -282,7 +292,7 @@ func TestLaneAnswersAsTheHandler(t *testing.T) {
 				}
 			}
 			s, _, _ := newTestServer(t, edit)
-			_, addr := startLane(t, s, nil)
+			_, addr := startLane(t, s, true, nil)
 			c := dialRaw(t, addr)
 			c.send(tc.req)
 			code, body, h := c.answer()
