@@ -142,7 +142,7 @@ func (d *Detector) observe(now time.Time, reporter string, rs []reports.RecentLa
 			}
 		}
 		o := d.m.record(now, me, r.Node, r.LatencyMs)
-		if e := d.m.level(o.rel); e <= 0 || r.LatencyMs >= d.cfg.Ratio*e {
+		if e := d.m.level(o.rel); e <= 0 || d.farAbove(r.LatencyMs, e) {
 			d.hot[reporter] |= hotSender
 			d.hot[r.Node] |= hotReceiver
 		}

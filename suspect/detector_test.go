@@ -1,6 +1,7 @@
 package suspect
 
 import (
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -251,4 +252,44 @@ func TestPartialPeers(t *testing.T) {
 	f("slow sender", func(x, _ string) bool { return x == s }, node, Outbound)
 	f("slow host", func(x, y string) bool { return x == s || y == s }, node, Both)
 	f("slow link", func(x, y string) bool { return x == a && y == b }, func(*cluster) string { return linkEntity(a, b) }, Link)
+}
+
+// On a LAN of a few hundredths of a millisecond a block three times its
+// expected latency is noise, not evidence: a latency opens a suspicion
+// only when it is also MinExcessMs above. Blocks of 0.05 ms, a quarter of
+// them 3.5 times as long, beside one bad pair at 27 ms each way (a link
+// limited to 20 Mbit): the link is confirmed, nothing else is suspected
+// (a far end suspected as a receiver would drop the link's rounds).
+func TestSubMillisecondNoise(t *testing.T) {
+	c := newCluster(t, 8, DefaultConfig(), 0)
+	noise := rand.New(rand.NewPCG(8, 9))
+	a, b := c.nodes[2], c.nodes[3]
+	c.lat = func(_ time.Time, x, y string) float64 {
+		if noise.Float64() < 0.25 {
+			return 0.175
+		}
+		return 0.05
+	}
+	c.run(warm)
+	healthy := c.lat
+	c.lat = func(now time.Time, x, y string) float64 {
+		if x == a && y == b || x == b && y == a {
+			return 27
+		}
+		return healthy(now, x, y)
+	}
+	fault := c.now
+	c.run(2 * time.Minute)
+	link := linkEntity(a, b)
+	if got := c.confirmed(); !slices.Equal(got, []string{link}) || c.kindOf(link) != Link {
+		t.Fatalf("confirmed %v (kind %s), want %s", got, c.kindOf(link), link)
+	}
+	if d := c.entered[link].At.Sub(fault); d > 30*time.Second {
+		t.Errorf("link confirmed %v after the fault", d)
+	}
+	for _, v := range c.verdicts {
+		if v.Target != link {
+			t.Errorf("a verdict of %s: %+v", v.Target, v)
+		}
+	}
 }

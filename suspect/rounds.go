@@ -281,8 +281,10 @@ func (d *Detector) judge(s *suspicion, r *round) Kind {
 	return ""
 }
 
-// MinExcessMs is how much longer than its comparison a round's block must
-// be, beside Ratio times, to count as far above.
+// MinExcessMs is how much longer than what it is compared with a latency
+// must be, beside Ratio times, to count as far above: in a round, against
+// its comparison at the same time; in the evidence that opens a
+// suspicion, against its expected latency.
 const MinExcessMs = 1.0
 
 // comparison is a round's block against its comparison at the same time:
@@ -290,6 +292,12 @@ const MinExcessMs = 1.0
 type comparison struct{ ratio, excessMs float64 }
 
 func (d *Detector) far(c comparison) bool { return c.ratio >= d.cfg.Ratio && c.excessMs >= MinExcessMs }
+
+// farAbove reports whether a pair's latency is far above its expected
+// latency, as a round's block is above its comparison (far).
+func (d *Detector) farAbove(latencyMs, expectedMs float64) bool {
+	return expectedMs > 0 && d.far(comparison{latencyMs / expectedMs, latencyMs - expectedMs})
+}
 
 // most reports whether at least two, and at least half, of the
 // comparisons are far above.

@@ -20,11 +20,8 @@ type evidence struct {
 	expectedMs  float64 // its expected latency
 }
 
-func (e *evidence) add(ratio, latencyMs, expectedMs float64) {
-	if expectedMs <= 0 {
-		return
-	}
-	if latencyMs < ratio*expectedMs {
+func (e *evidence) add(far bool, latencyMs, expectedMs float64) {
+	if !far {
 		e.normal++
 		return
 	}
@@ -102,7 +99,9 @@ func (d *Detector) gather(now time.Time, name, except string, after time.Time, o
 		if !out {
 			exp = d.m.expectedOfPair(o)
 		}
-		e.add(d.cfg.Ratio, o.latencyMs, exp)
+		if exp > 0 {
+			e.add(d.farAbove(o.latencyMs, exp), o.latencyMs, exp)
+		}
 	}
 	return e
 }
@@ -156,7 +155,7 @@ func (d *Detector) rules(now time.Time, name string, how hotness, after func(tar
 			continue
 		}
 		exp := d.m.expectedOfPair(o)
-		if exp <= 0 || o.latencyMs < d.cfg.Ratio*exp {
+		if !d.farAbove(o.latencyMs, exp) {
 			continue
 		}
 		p := d.m.byID[o.peer].name
@@ -182,7 +181,7 @@ func (d *Detector) stillSlow(now time.Time, s *suspicion) bool {
 	var zero time.Time
 	if s.peer != "" {
 		o := d.m.outPair(d.m.nodes[s.node], s.peer)
-		return o != nil && fresh(o, now, zero) && o.latencyMs >= d.cfg.Ratio*d.m.expectedOfPair(o)
+		return o != nil && fresh(o, now, zero) && d.farAbove(o.latencyMs, d.m.expectedOfPair(o))
 	}
 	return inboundSlow(d.inbound(now, s.node, "", zero)) || outboundSlow(d.outbound(now, s.node, "", zero))
 }
