@@ -258,7 +258,7 @@ func (d *Detector) Step(now time.Time, live func(node string) bool) []Verdict {
 				verdict(s, false)
 			}
 			d.drop(t)
-		case s.peer != "" && s.state != Confirmed && s.state != Cleared && (d.nodeSuspect(s.node) || d.nodeSuspect(s.peer)):
+		case s.peer != "" && s.state == Suspected && (d.nodeSuspect(s.node) || d.nodeSuspect(s.peer)):
 			// An end of the link is a suspect itself (a slow rack's
 			// node whose own blocks came late): its rounds tell more.
 			d.drop(t)
@@ -386,12 +386,17 @@ func (d *Detector) nodeSuspect(name string) bool {
 	return s != nil && s.peer == "" && s.state != Cleared
 }
 
-// dropLinks drops the suspicions of node's links not yet confirmed: a
-// suspicion of the node itself tells more, and their rounds would spend
-// the agents' confirmation budget. The caller holds d.mu.
+// dropLinks drops the suspicions of node's links whose rounds have not
+// begun: a suspicion of the node itself tells more, and their rounds
+// would spend the agents' confirmation budget. A link whose round is
+// asked keeps it: the round tells a slow end from a slow link (its
+// witnesses test the far end, its sender's other peers the sender), and
+// a node suspicion opened on noise beside the link's own latency (one
+// other reporter far above the far end) would otherwise drop the link
+// at every turn.
 func (d *Detector) dropLinks(node string) {
 	for t, s := range d.sus {
-		if s.peer != "" && (s.node == node || s.peer == node) && s.state != Confirmed {
+		if s.peer != "" && (s.node == node || s.peer == node) && s.state == Suspected {
 			d.drop(t)
 		}
 	}
